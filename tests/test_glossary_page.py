@@ -2055,7 +2055,8 @@ def test_notation_block_alibi_slope_chapters():
     )
     assert "a head's fixed positive number:" in row("slope (ALiBi)")  # "ALiBi's *slope*": this page's row
     # the slope's letter only where the two tables of letters map it
-    assert page().count("m_h") == 2 and "m_h" in letters("$m$") and "m_h" in core_letters("$m$")
+    # fix pass 230: the Letters table alone maps the letters (Core terms' small table removed)
+    assert page().count("m_h") == 1 and "m_h" in letters("$m$")
     assert letters("$m$").endswith(
         "; YaRN's *attention factor* $m(s)$ in chapter 10, Reading model code and the claims page |"
     )
@@ -2067,7 +2068,7 @@ def test_notation_block_alibi_slope_chapters():
     ):
         assert "$m(s)" in text and "0.1" in text
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
-    assert raw.count("m(s)") == 2 and "m(s)" in letters("$m$") and "m(s)" in core_letters("$m$")
+    assert raw.count("m(s)") == 1 and "m(s)" in letters("$m$")
     slope = {"03_relative": "with a slope $m$ per head", "06_alibi": "with a fixed slope $m_h$ for each head"}
     assert [int(first), int(second)] == [int(name[:2]) for name in slope]
     for name, words in slope.items():
@@ -2481,7 +2482,13 @@ def test_betas_row_transformers_keeps_pair_0():
     assert "*turns in $L$*: the pairs that turn more than `beta_fast` times are kept," in row("betas")
     # the definition, then pair 0 in a sentence of its own; how the code keeps it is the block's
     definition, pair_0 = cells("betas")[2].split(". ")
-    assert "pair 0" not in definition and pair_0 == "Transformers' code also always keeps pair 0", cells("betas")[2]
+    # fix pass 232 (read r231 #2: the row read as a rule the code follows but for pair 0; the block's toy head, with
+    # `truncate` off, divides no pair): the sentence says the code departs from the rule, and points to the block
+    pair_0_said = "Transformers' code always keeps pair 0 and can depart from this rule: see the block below"
+    assert "pair 0" not in definition and pair_0 == pair_0_said, cells("betas")[2]
+    assert "`truncate` divides every pair but pair 0 by 4, and without it no pair is divided" in " ".join(
+        models_block("### Terms for longer inputs").split()
+    )
     assert (
         "Either way the code clamps the ramp's lower end at pair 0, so pair 0, the fastest, is kept however few times"
         " it turns." in models_block("### Terms for longer inputs")
@@ -2558,6 +2565,11 @@ def test_betas_row_truncate_moves_the_ramps_ends_outward():
         r" transformers, true by default, moves the ramp's two ends outward to whole pairs; gpt-oss sets it to false\."
         r" Where pair 0 turns at least `beta_slow` times in \$L\$, it changes how the ramped pairs blend, not which"
         r" pairs are kept or divided by \$s\$\."
+        # fix pass 231 (read r230 #4: the condition's reason was not said): the other case, checked below on
+        # transformers' `yarn` with both settings
+        r" Where pair 0 turns fewer times, it can decide whether any pair is divided: in a toy head of 16 dimensions,"
+        r" base 10 000, \$L = 8\$, betas 32 and 2 and \$s = 4\$, `truncate` divides every pair but pair 0 by 4, and"
+        r" without it no pair is divided\."
         r" Either way the code clamps the ramp's lower end at pair 0, so pair 0, the fastest, is kept however few times"
         r" it turns\."
         r" With the default betas (\d+)/(\d+), which chapter 8 also runs, its heads have no pair that turns"
@@ -2565,6 +2577,27 @@ def test_betas_row_truncate_moves_the_ramps_ends_outward():
         " ".join(block.split()),
     )
     assert what_if_turns == what_if_fast
+    # the toy head: pair 0 turns 8/(2 pi), about 1.27 times in L, under beta_slow = 2; transformers' `yarn` with
+    # `truncate` divides pairs 1 to 7 by s = 4 and keeps pair 0, and without it divides none (divisors 1 to float32
+    # rounding)
+    from transformers import LlamaConfig
+    from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
+
+    assert 1 < 8 / (2 * math.pi) < 2
+    toy_plain = 10_000.0 ** (-torch.arange(0, 16, 2, dtype=torch.float64) / 16)
+    for truncate, divided in ((True, [1.0] + [4.0] * 7), (False, [1.0] * 8)):
+        toy = dict(rope_type="yarn", factor=4.0, original_max_position_embeddings=8, beta_fast=32.0, beta_slow=2.0)
+        config = LlamaConfig(
+            hidden_size=64,
+            num_attention_heads=4,
+            head_dim=16,
+            rope_theta=10_000.0,
+            max_position_embeddings=32,
+            rope_scaling={**toy, "truncate": truncate},
+        )
+        toy_freq, _ = ROPE_INIT_FUNCTIONS["yarn"](config, "cpu")
+        divisors = toy_plain / toy_freq.double()
+        assert torch.allclose(divisors, torch.tensor(divided, dtype=torch.float64), rtol=1e-6), (truncate, divisors)
     # the row: a one-line definition, its hedge in the block; "*ramp*", in italics, is the ramp row, which the page
     # has, further down the same A-to-Z table (read r178: the row's "(see below)" went)
     assert "besides the fastest pair" not in row("betas") and "however few times" not in row("betas")
@@ -2610,13 +2643,14 @@ def test_betas_row_truncate_moves_the_ramps_ends_outward():
     # claim. The row stays one short definition; read r199: then one short sentence, outside the definition, on
     # transformers' pair 0, which the block explains
     assert row("betas").endswith(
-        "and those that turn fewer than `beta_slow` times are divided by $s$. Transformers' code also always keeps"
-        " pair 0 | {doc}`7 <../notebooks/07_beyond>`, {doc}`8 <../notebooks/08_extrapolation>` |"
+        "and those that turn fewer than `beta_slow` times are divided by $s$. Transformers' code always keeps pair 0"
+        " and can depart from this rule: see the block below | {doc}`7 <../notebooks/07_beyond>`,"
+        " {doc}`8 <../notebooks/08_extrapolation>` |"
     )
     assert "pair 0, the fastest, is kept however few times it turns." in block
     definition, pair_0 = cells("betas")[2].split(". ")
     assert "pair 0" not in definition and len(definition.split()) <= 35, definition
-    assert pair_0 == "Transformers' code also always keeps pair 0" and len(pair_0.split()) <= 8, pair_0
+    assert pair_0.startswith("Transformers' code always keeps pair 0") and len(pair_0.split()) <= 16, pair_0
     source = inspect.getsource(_compute_yarn_parameters)
     assert f'get("beta_fast") or {fast}' in source and f'get("beta_slow") or {slow}' in source
     ours = load_results("extrapolation", check=False)["config"]["yarn"]
@@ -3127,7 +3161,9 @@ def test_letters_score_row_is_chapter_5s_raw_rotated_product():
     score = cells("score")
     assert score[:2] == ["score", "分数"]
     assert score[2].startswith("the dot product $q \\cdot k$ of one query and one key,")
-    assert "under RoPE after the rotation; chapter 1 calls the *logit* its score" in score[2]
+    # fix pass 232 (read r231 #6: the row gave chapter 1's other meaning before the idea): the page's meaning alone;
+    # chapter 1's is the Letters table's score row (SCORE_LETTERS), as for every letter and word since fix pass 231
+    assert score[2].endswith("under RoPE after the rotation") and "chapter 1" not in score[2]
     assert row("logit").startswith(
         "| logit | logit | the number the softmax reads for one query and key: usually the *score* divided by"
         " $\\sqrt d$, where $d$ is the width of one attention head |"
@@ -3937,23 +3973,13 @@ def core_table_terms() -> list[str]:
     return [line.split(" | ")[0][2:] for line in table[: table.index("\n\n")].splitlines()[2:]]
 
 
-def core_letters(letter: str) -> str:
-    """The row for ``letter`` of the small table of letters in Core terms' lead, above the term table; it must be
-    there exactly once. Whitespace as in :func:`page`."""
-    raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
-    start = raw.index("## Core terms")
-    lead = raw[start : raw.index("| English |", start)]
-    found = [line for line in lead.splitlines() if line.startswith(f"| {letter} |")]
-    assert len(found) == 1, (letter, len(found))
-    return re.sub(r"\s+", " ", found[0])
-
-
 def test_core_lead_names_this_pages_letters_and_the_chapters_i_and_j():
     """Core terms' lead, on the main line (read r201: the letters first, then "Read these rows in order."; read r220:
     the chapters' $i$ and $j$ left the main line for the block below, which already said it): "On this page $m$ is a
     query's position, $n$ a key's, and $i$ the index of a *rotation pair*, two coordinates turned together by one
     angle." Right after it, a
-    collapsed block, "Where chapters use these letters otherwise", holds the small table, "letter | on this page | in
+    collapsed block (removed at fix pass 231 for a pointer to the Letters table), "Where chapters use these letters
+    otherwise", held the small table, "letter | on this page | in
     some chapters", of $m$, $n$ and $i$ (read r199: a learner from chapter 3 or 8 read this page's $i$, $m$ and $n$ in
     their chapters' senses, with the table that resolves them collapsed at the page's end; read r200: a table of
     exceptions was the first thing a learner met in the section, so the main line gives this page's meanings in one
@@ -3973,45 +3999,33 @@ def test_core_lead_names_this_pages_letters_and_the_chapters_i_and_j():
         "On this page $m$ is a query's position, $n$ a key's, and $i$ the index of a *rotation pair*, two coordinates"
         " turned together by one angle."
     )
-    # the main line: the lead and this page's letters, then the clash table in a block of its own, right after, and
-    # nothing else before the term table
-    assert core.startswith(
-        # read r201: the section's lesson, this page's letters and the chapters' other ones, comes first
-        "## Core terms " + sentence + " Read these rows in order. <details><summary>Where chapters"
-        " use these letters otherwise</summary> | letter | on this page | in some chapters | |---|---|---| | $m$ |"
-    ), core[:400]
-    assert core.endswith(" | </details>") and core.count("<details>") == core.count("</details>") == 1, core[-200:]
-    assert "in some chapters" not in core[: core.index("<details>")]  # no exception on the main line
-    lines = [line for line in raw[start : raw.index("| English |", start)].splitlines() if line.startswith("| $")]
-    assert [line.split(" | ")[0][2:] for line in lines] == ["$m$", "$n$", "$i$"], lines  # the three, in this order
-    # the sentence's meanings are the block table's "on this page" cells: m a query's position, n a key's, i a pair's
-    here = [line.split(" | ")[1] for line in lines]
-    assert here[:2] == ["a query's position", "a key's position"], here
-    assert here[2] == "the index, from 0, of a *rotation pair*, two coordinates turned together by one angle", here
+    # decided at fix pass 231 (reads r226, r227 and r230: the block's three rows repeated the Letters table's nearly
+    # word for word; read r199 had asked for the other chapters' meanings near this sentence): the block is gone, and
+    # one sentence points to the Letters table, which holds each letter's other meanings once (checked below on its
+    # rows, against the chapters' own words)
+    pointer = (
+        "Some chapters use these letters otherwise, as {ref}`Letters and words with more than one meaning"
+        " <glossary-letters>` lists."
+    )
+    assert core == "## Core terms " + sentence + " " + pointer + " Read these rows in order.", core
+    assert "Where chapters use these letters otherwise" not in raw
     assert "$m$ is a query's position, $n$ a key's," in sentence
-    assert "$i$ " + here[2].replace(", from 0,", "") in sentence
     # m: the query's position here; elsewhere a key's position, ALiBi's slope, YaRN's attention factor
     ((key_m, slope_m, slope_mh, yarn_m),) = re.findall(
         r"^\| \$m\$ \| a query's position \| a key's position in chapter (\d+); ALiBi's \*slope\*, \$m\$ in chapter"
         # fix pass 224 (read r223 #2: this row and the Letters table's disagreed): the same places as that row
         r" (\d+) and \$m_h\$ in chapter (\d+); YaRN's \*attention factor\* \$m\(s\)\$ in chapter (\d+), Reading model"
         r" code and the claims page \|$",
-        core_letters("$m$"),
+        letters("$m$"),
     )
     # n: the key's position here; elsewhere an input's length, the number of ALiBi's heads
     ((length_first, length_second, heads_n),) = re.findall(
         r"^\| \$n\$ \| a key's position \| an input's length in chapters (\d+) and (\d+); the number of heads in"
-        r" chapter (\d+) \|$",
-        core_letters("$n$"),
+        r" chapter (\d+)'s ALiBi slopes \|$",
+        letters("$n$"),
     )
     # i: a rotation pair's index here; elsewhere the query's position, with j the key's
-    ((listed,),) = [
-        re.findall(
-            r"^\| \$i\$ \| the index, from 0, of a \*rotation pair\*, two coordinates turned together by one angle \|"
-            r" a query's position in chapters ([\d, and]+), where \$j\$ is the key's \|$",
-            core_letters("$i$"),
-        )
-    ]
+    (listed,) = re.findall(r"\| a query's position in chapters ([\d, and]+), with \$j\$ the key's;", letters("$i$"))
     # this page's meanings: the offset row's query at m and key at n, the Letters table's, the pair rows'
     assert "for a query at position $m$ and a key at $n$" in row("offset")
     assert letters("$m$").startswith("| $m$ | a query's position |") and letters("$n$").startswith(
@@ -4041,15 +4055,10 @@ def test_core_lead_names_this_pages_letters_and_the_chapters_i_and_j():
     )
     # i elsewhere: exactly the chapters that write the offset j - i, the Letters row's list
     chapters = {int(n) for n in re.findall(r"\d+", listed)}
-    (in_letters,) = re.findall(r"\| a query's position in chapters ([\d, and]+), with \$j\$ the key's;", letters("$i$"))
-    assert {int(n) for n in re.findall(r"\d+", in_letters)} == chapters, (in_letters, listed)
     writes = {n for n, stem in stems.items() if re.search(r"j ?- ?i\b", chapter(stem))}
     assert writes == chapters, (writes, chapters)
-    # the main line's sentence names the same chapters, and gives i to the query and j to the key as the block does
-    # read r220: the sentence left the main line; the block's $i$ row says it, once
-    assert CHAPTERS_IJ not in " ".join(raw.split()) and core.count(CHAPTERS_IJ_BLOCK) == 1
-    (on_main,) = re.findall(r"in chapters ([\d, and]+), where \$j\$ is the key's", CHAPTERS_IJ_BLOCK)
-    assert {int(n) for n in re.findall(r"\d+", on_main)} == chapters, (on_main, chapters)
+    # read r220: the chapters' i and j left the main line; fix pass 231: the Letters table's $i$ row says it, once
+    assert CHAPTERS_IJ not in " ".join(raw.split()) and CHAPTERS_IJ_BLOCK not in " ".join(raw.split())
     # each chapter's own words: i the query's position, j the key's (the book's offset is key minus query)
     own = {
         1: ("the query token at $i$", "the offset $j - i$"),
@@ -4993,12 +5002,15 @@ def test_row_wordings_match_their_chapters_and_sources():
     assert gemma3.attn_logit_softcapping is None
     assert "self.q_norm" in inspect.getsource(modeling_gemma3.Gemma3Attention.__init__)
     (default,) = re.findall(
-        r"Gemma 2 and 3 scale \$q \\cdot k\$ by one over the square root of `query_pre_attn_scalar`, not of \$d\$;"
-        r" transformers' default is (\d+)\.",
+        # fix pass 232 (read r231 #1: "not of $d$" read as a scale other than 1/sqrt(d) in every Gemma): the default
+        # equals the default head width, so the two differ only where a file sets them apart
+        r"Gemma 2 and 3 scale \$q \\cdot k\$ by one over the square root of `query_pre_attn_scalar`, a field of its"
+        r" own, not of \$d\$; transformers' default is (\d+)\. That is also its default head width, so the scale"
+        r" differs from \$1/\\sqrt d\$ only where a file sets the two apart\.",
         text,
     )
     for config, module in ((transformers.Gemma2Config(), modeling_gemma2), (gemma3, modeling_gemma3)):
-        assert config.query_pre_attn_scalar == int(default)
+        assert config.query_pre_attn_scalar == int(default) == config.head_dim
         assert "self.scaling = config.query_pre_attn_scalar**-0.5" in inspect.getsource(module)
 
 
@@ -5593,9 +5605,10 @@ def test_opening_names_each_section_and_the_index_lists_every_row_once():
     # table collapsed under it
     core_lead = raw[raw.index("## Core terms\n") + len("## Core terms\n") :].lstrip("\n")
     core_lead = " ".join(core_lead[: core_lead.index("\n\n")].split())
-    assert core_lead == (
+    assert core_lead == (  # fix pass 231: the pointer to the Letters table replaced the letters' block
         "On this page $m$ is a query's position, $n$ a key's, and $i$ the index of a *rotation pair*, two coordinates"
-        " turned together by one angle. Read these rows in order."
+        " turned together by one angle. Some chapters use these letters otherwise, as {ref}`Letters and words with"
+        " more than one meaning <glossary-letters>` lists. Read these rows in order."
     ), core_lead
     assert "the order the book teaches them" not in raw
     orders = {
@@ -6230,13 +6243,19 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
         assert first == after.index(f"| *{term}*") + 3, term
     assert "| number |" not in block(WE) and "Three numbers" not in block(WE)
     assert "| number |" not in visible
-    ((config_word, main_stretch, slowest),) = re.findall(
+    assert "PI whose effective factor is the current input's *stretch*" in row("dynamic PI")  # the two rules'
+    assert "YaRN with the current input's *stretch* as its `factor`" in row("dynamic YaRN")  # own rows
+    ((main_stretch, config_word, slowest),) = re.findall(
         r"an input's length\. "
         + re.escape(SLOW_PAIR_CLAUSE + " " + FASTEST_PAIR_LINES)
         + r" Three numbers are easy to mix up: \| number \| what it is \|"
-        r" set by \| \|---\|---\|---\| \| \*extension factor\*"
-        r" \$s\$ \| the (configuration's `factor`) \| the configuration, the same for every input \| \| \*stretch\* \|"
-        r" the input's length over \$L\$, (never below 1) \| the input \| \|"
+        # fix pass 231 (read r230 #1: "the same for every input" met dynamic PI and dynamic YaRN, which use the
+        # stretch as their factor; the rows below define both): the stretch's row first, then the factor's, which
+        # names the two rules that put the stretch in its place
+        r" set by \| \|---\|---\|---\| \| \*stretch\* \|"
+        r" the input's length over \$L\$, (never below 1) \| the input \| \| \*extension factor\*"
+        r" \$s\$ \| the (configuration's `factor`) \| the configuration; dynamic PI and dynamic YaRN put the"
+        r" \*stretch\* in its place \| \|"
         r" \*effective factor\* \| what a rule divides the (slowest) pair's frequency by \|"
         r" the rule, and for a dynamic rule also the input \|$",
         top,
@@ -7147,7 +7166,7 @@ def test_opening_legend_gives_each_letter_the_pages_meaning():
     and a key at $n$" follows, and the sinusoidal row, which also defines $\\theta_i$, is the first row to use $i$), the
     logit row ($d$), the sinusoidal row ($\\theta_i$), the frequency row ($b$), the Longer inputs lead ($L$, $\\ell$)
     and the three numbers' table under it ($s$, read r200: the lead's repeat of it cut), before its A to Z table, whose
-    rows use all three. The small table in the block under Core terms' sentence gives other chapters' $i$ and $j$, in
+    rows use all three. The Letters table, which Core terms' sentence names, gives other chapters' $i$ and $j$, in
     the cell that uses them; the pairs the page's $i$ counts are the Core table's *rotation pair* row's. The lead's
     words agree with the rows and the subsection's table. Each definition agrees with the Letters table's "meaning here"
     column where it has a row."""
@@ -7161,11 +7180,11 @@ def test_opening_legend_gives_each_letter_the_pages_meaning():
     body = raw.index("## Core terms")
     # Core terms' sentence (read r200; read r199 had them in a small table on the main line, now in a block under it)
     query, key, pairs = "On this page $m$ is a query's position,", "$n$ a key's,", "and $i$ the index of a *rotation"
-    other = "a query's position in chapters 1, 3, 6, 8 and 11, where $j$ is the key's |"  # other chapters' i and j
-    block_start = raw.index("<details><summary>Where chapters use these letters otherwise</summary>", body)
-    assert raw.index(query, body) < raw.index(key, body) < raw.index(pairs, body) < block_start
-    assert block_start < raw.index(other, body) < raw.index("</details>", block_start)  # in the block
-    assert raw.index(other, body) < raw.index("| English |", body)  # the block's table, above the term table
+    # fix pass 231: the other chapters' i and j are the Letters table's (its $i$ row), which Core terms' sentence names
+    other = "a query's position in chapters 1, 3, 6, 8 and 11, with $j$ the key's;"
+    pointer = raw.index("Some chapters use these letters otherwise, as {ref}`Letters and words with more", body)
+    assert raw.index(query, body) < raw.index(key, body) < raw.index(pairs, body) < pointer
+    assert pointer < raw.index("| English |", body) and other in letters("$i$")
     assert "for a query at position $m$ and a key at $n$" in row("offset")
     core_table = raw[raw.index("| English |", body) : raw.index("\n\n", raw.index("| English |", body))]
     assert "\n| rotation pair | " in core_table
@@ -7457,8 +7476,8 @@ def test_learned_position_embedding_row_has_no_row_past_its_last():
 
 def test_softmax_scale_row_is_transformers_scaling():
     """The row "softmax scale": "the base multiplier that turns $q \\cdot k$ into the logit, $1/\\sqrt d$ for a head of
-    width $d$ in Llama's code; Gemma's and DeepSeek's differ, as the blocks on Gemma and DeepSeek say", each linked to
-    its block's label, and the block "Other
+    width $d$ in Llama's code; Gemma's can differ and DeepSeek's does, as the blocks on Gemma and DeepSeek say", each
+    linked to its block's label, and the block "Other
     models' query and logit scales": "Transformers stores the *softmax scale* as each attention module's `scaling`"
     (the two blocks it points to hold Gemma's `query_pre_attn_scalar` and DeepSeek's
     softmax scale), multiplier $1/\\sqrt d$, so that $q \\cdot k$ times it is the Core row's logit, "usually
@@ -7471,7 +7490,7 @@ def test_softmax_scale_row_is_transformers_scaling():
 
     assert row("softmax scale").startswith(
         "| softmax scale | softmax 缩放系数 | the base multiplier that turns $q \\cdot k$ into the logit, $1/\\sqrt d$"
-        " for a head of width $d$ in Llama's code; Gemma's and DeepSeek's differ, as the blocks on {ref}`Gemma"
+        " for a head of width $d$ in Llama's code; Gemma's can differ and DeepSeek's does, as the blocks on {ref}`Gemma"
         " <glossary-attention-code>` and {ref}`DeepSeek <glossary-other-scales>` say | $1/\\sqrt d$ |"
     )
     # read r191: the Gemma link landed on the whole Attention section; its target is now the label on the line just
@@ -7504,8 +7523,8 @@ def test_softmax_scale_row_is_transformers_scaling():
     assert logit == "q \\cdot k/\\sqrt d" and cells("softmax scale")[3] == "$1/\\sqrt d$", logit
     assert letters("logit").startswith(f"| logit | ${logit}$ |"), letters("logit")
     assert (
-        "- Gemma 2 and 3 scale $q \\cdot k$ by one over the square root of `query_pre_attn_scalar`, not of $d$;"
-        in models_block("## Attention, kernels and models")
+        "- Gemma 2 and 3 scale $q \\cdot k$ by one over the square root of `query_pre_attn_scalar`, a field of its own,"
+        " not of $d$;" in models_block("## Attention, kernels and models")
     )
     assert "{ref}`softmax scale <glossary-scales>`" in page()
     llama = re.findall(r"self\.scaling = (.+)", inspect.getsource(modeling_llama.LlamaAttention.__init__))
@@ -7913,3 +7932,21 @@ def test_context_parallelism_row_links_both_halves():
     global positions" links chapter 6 (ALiBi's half) and chapter 10 (RoPE's half, read r172)."""
     assert "{doc}`6 <../notebooks/06_alibi>`, {doc}`10 <../notebooks/10_rope_today>` |" in row("context parallelism")
     assert "each shard must number its tokens from its global offset" in chapter("10_rope_today")
+
+
+def test_roformer_block_says_which_bullets_define_and_which_find():
+    """The block "RoFormer's bound, and what chapter 5 finds about the decay" opens (fix pass 231, read r230 #3: nine
+    bullets, and a reader could not tell which was the result): "The first six bullets define RoFormer's bound; the
+    last three give what chapter 5 finds." The block has nine bullets; the sixth states the bound, and each of the
+    last three is about chapter 5's scores, not the bound."""
+    text = block("RoFormer's bound, and what chapter 5 finds about the decay")
+    lead = "The first six bullets define RoFormer's bound; the last three give what chapter 5 finds."
+    assert text.startswith(lead + " - "), text[:200]
+    raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
+    raw = raw[raw.index("<summary>RoFormer's bound, and what chapter 5 finds about the decay</summary>") :]
+    raw = raw[: raw.index("</details>")]
+    bullets = [" ".join(b.split()) for b in re.split(r"\n- ", raw)[1:]]  # each bullet opens a line with "- "
+    assert len(bullets) == 9, len(bullets)
+    assert bullets[5].startswith("RoFormer's bound on the score is the *content factor* times $d/2$ times the")
+    assert all("bound" not in b for b in bullets[6:]), bullets[6:]
+    assert bullets[6].startswith("Take chapter 5's 128-wide heads") and "score" in bullets[7] and "score" in bullets[8]

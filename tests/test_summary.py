@@ -4114,7 +4114,7 @@ def _yarn_defaults_caution() -> None:
     # whole though it turns about 10 times, then 2/3, 1/3), and pair 0 whole in posenc's _yarn over a sweep (chapter 7)
     assert (
         "pairs that turn more than `beta_fast` times are kept, and those that turn fewer than `beta_slow` times are"
-        " divided by $s$. Transformers' code also always keeps pair 0 |"
+        " divided by $s$. Transformers' code always keeps pair 0 and can depart from this rule: see the block below |"
     ) in glossary
     assert "so pair 0, the fastest, is kept however few times it turns" in glossary  # transformers' clamp, its block
     assert "- YaRN's *betas* are 32 and 1 by default, 2 and 1 in chapter 8's main runs." in glossary
