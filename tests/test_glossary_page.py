@@ -1118,8 +1118,9 @@ def test_chapter_8_words_from_the_saved_run():
         assert cells(word)[2].startswith("a loss ") and "every seed" not in cells(word)[2], (word, cells(word))
     assert cells("raised (loss)")[2] == "a loss above *fine*, below *breaks*", cells("raised (loss)")
     lead8 = (
-        "Chapter 8 grades each run by its loss on the *filler* and the passkeys it finds. Its table gives means over"
-        " the seeds, and each loss word there holds in every seed."
+        # fix pass 233 (read r232 #3: at 4L some methods' seeds fall on both sides of a bar): the table's length
+        "Chapter 8 grades each run by its loss on the *filler* and the passkeys it finds. Its table at $8L$ gives means"
+        " over the seeds, and each loss word there holds in every seed."
     )
     assert lead8 in page() and page().index(lead8) < page().index("| fine (loss) |")
     assert "The table gives each model's two numbers at $8L$, means of five seeds" in c8
@@ -2567,9 +2568,10 @@ def test_betas_row_truncate_moves_the_ramps_ends_outward():
         r" pairs are kept or divided by \$s\$\."
         # fix pass 231 (read r230 #4: the condition's reason was not said): the other case, checked below on
         # transformers' `yarn` with both settings
-        r" Where pair 0 turns fewer times, it can decide whether any pair is divided: in a toy head of 16 dimensions,"
-        r" base 10 000, \$L = 8\$, betas 32 and 2 and \$s = 4\$, `truncate` divides every pair but pair 0 by 4, and"
-        r" without it no pair is divided\."
+        # fix pass 234 (read r233 #4): the lesson first, then the toy head
+        r" Where pair 0 turns fewer times, this flag can decide whether any pair is divided at all\. In a toy head of"
+        r" 16 dimensions, base 10 000, \$L = 8\$, betas 32 and 2 and \$s = 4\$, `truncate` divides every pair but pair"
+        r" 0 by 4, and without it no pair is divided\."
         r" Either way the code clamps the ramp's lower end at pair 0, so pair 0, the fastest, is kept however few times"
         r" it turns\."
         r" With the default betas (\d+)/(\d+), which chapter 8 also runs, its heads have no pair that turns"
@@ -2587,14 +2589,8 @@ def test_betas_row_truncate_moves_the_ramps_ends_outward():
     toy_plain = 10_000.0 ** (-torch.arange(0, 16, 2, dtype=torch.float64) / 16)
     for truncate, divided in ((True, [1.0] + [4.0] * 7), (False, [1.0] * 8)):
         toy = dict(rope_type="yarn", factor=4.0, original_max_position_embeddings=8, beta_fast=32.0, beta_slow=2.0)
-        config = LlamaConfig(
-            hidden_size=64,
-            num_attention_heads=4,
-            head_dim=16,
-            rope_theta=10_000.0,
-            max_position_embeddings=32,
-            rope_scaling={**toy, "truncate": truncate},
-        )
+        scaling = {**toy, "truncate": truncate}  # the toy head: width 16, base 10 000
+        config = LlamaConfig(head_dim=16, rope_theta=10_000.0, max_position_embeddings=32, rope_scaling=scaling)
         toy_freq, _ = ROPE_INIT_FUNCTIONS["yarn"](config, "cpu")
         divisors = toy_plain / toy_freq.double()
         assert torch.allclose(divisors, torch.tensor(divided, dtype=torch.float64), rtol=1e-6), (truncate, divisors)
@@ -7038,7 +7034,10 @@ def test_decay_block_reaches_about_zero_near_half_the_base():
         r"- Take chapter 5's (\d+)-wide heads of base ([\d ]+), a \*matching key\* and random \*isotropic\* queries\."
         r" The key's expected score is the same at offsets \$r\$ and \$-r\$, so distances suffice\. A"
         r" doubling is the distances from \$2\^g\$ to \$2\^\{g\+1\} - 1\$\. Averaged over the queries and over each"
-        r" doubling, the key's score falls to about zero near (half|a tenth of|twice) the base\. That holds for the"
+        # fix pass 234 (read r233 #1: read as a rule for every head; the first negative distance and the zero doubling
+        # move with the width and the base): "in this head"
+        r" doubling, in this head the key's score falls to about zero near (half|a tenth of|twice) the base\. That"
+        r" holds for the"
         r" doubling means, not for each distance: a single distance's mean first goes negative at (\d+)\. The doubling"
         r" from (\d+) to (\d+), which holds (half) the base, has a mean of about zero\. Computed exactly over the later"
         r" doublings, up to chapter (\d)'s last doubling, which ends at \$2\^\{(\d+)\} - 1\$, that mean swings around"

@@ -621,13 +621,18 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     # (they keep the pads out of the batch's highest position, checked in test_reading_code_batch_shares_dynamic_
     # frequencies: with them the pads leave the frequencies unscaled; the longest row still sets the position), and
     # leave the fourth
+    # fix pass 233 (read r232 #3: the count came before the cases, and "other" had no referent): what the four
+    # share first (each reads a token's position itself: the block's items), then each case named with what
+    # `position_ids` do there
     lesson = (
-        "Padding changes the scores in four other places. `position_ids` remove two of them. Some code reads a token's"
-        " position itself, as Ministral 3's query scale does. Your own code may form the angles at low precision."
+        "Padding does change the scores where code reads a token's position itself, not just offsets. `position_ids`"
+        " fix two such places: Ministral 3's query scale, and angles your own code forms at low precision."
     )
     length_rules = (
-        "`position_ids` reduce a third: `dynamic` and `longrope` set every row's frequencies from the batch's highest"
-        " position. `position_ids` keep the pads out of that position, though the longest row still sets it."
+        # fix pass 234 (read r233 #2: "They reduce a third" was hard to parse): "only reduce"
+        "They only reduce a third: `dynamic` and `longrope` set every row's frequencies from the batch's highest"
+        " position."
+        " `position_ids` keep the pads out of that position, though the longest row still sets it."
     )
     fourth = "The fourth, Llama 4's query scale, counts the pads whatever you pass."
     assert length_rules in " ".join(page.split()) and "matter only where" not in page
@@ -1105,7 +1110,11 @@ def test_ramped_pair_blends_theta_and_theta_over_s_linearly_in_turns():
     takeaways = page[page.index("## Takeaways") : page.index("(glossary-fields)=")]
     # read r221: a trailing "even on short inputs" read as attached to the ramp; it leads the bullet, so it covers all
     static = "- Even on short inputs, `llama3` and `yarn` keep the pairs that turn many times in $L$, divide the"
-    assert static in takeaways and "slowest pairs' frequencies by $s$, and ramp those between." in takeaways
+    # fix pass 233 (read r232 #4: Scout's `llama3` sets both bounds to 1, a step with no ramp, as the fine print says)
+    assert static in takeaways and "slowest pairs' frequencies by $s$, and usually ramp those between." in " ".join(
+        takeaways.split()
+    )
+    assert "a step with no ramp" in _collapsed("Fine print on the bands")
     assert torch.allclose(theta[35:] / scaled[35:].double(), torch.full((29,), s, dtype=torch.float64), rtol=1e-5)
 
 
@@ -1243,9 +1252,9 @@ def test_transformers_dynamic_l_is_the_stored_length():
     stated = (
         # fix pass 232 (read r231 #4: the paragraph above is the method, with L the trained length; this one is
         # transformers' code): "differs in one way" marks the switch
-        "Transformers' dynamic NTK, `dynamic`, differs in one way: it takes its $L$ from `max_position_embeddings`, the"
-        " declared length. So if a file declares more than the trained length, `dynamic` leaves the inputs between the"
-        " two unscaled."
+        "Transformers' dynamic NTK, `dynamic`, differs from this description in one way: it takes its $L$ from"
+        " `max_position_embeddings`, the declared length. So if a file declares more than the trained length,"
+        " `dynamic` leaves the inputs between the two unscaled."
     )
     assert stated in " ".join(page.split())
     assert (
@@ -3413,7 +3422,8 @@ def test_takeaways_add_the_temperature_and_layout_lessons_within_five():
     bullets = takeaways.removeprefix("## Takeaways - ").split(" - ")
     sentences = [re.split(r"(?<=\.) (?=[A-Z`$-])", b.strip()) for b in bullets]
     assert len(bullets) == 5 and all(len(s) <= 2 for s in sentences), sentences
-    assert all(len(b.split()) <= 27 for b in bullets), [len(b.split()) for b in bullets]  # about 25 words (read r206)
+    # about 25 words (read r206); 28 since fix pass 233 added "usually" to the first (read r232 #4)
+    assert all(len(b.split()) <= 28 for b in bullets), [len(b.split()) for b in bullets]
     number = "so each logit is multiplied by $m(8)^2 \\approx {m2}$,"
     # read r190: the takeaway names the biases and norm weights, as the main line does (as a recipe, the rows alone
     # would break a model with q/k biases or a norm before the rotation)
@@ -3711,12 +3721,19 @@ def test_temperature_main_line_says_deepseek_moves_the_sharpening_to_the_softmax
     # sentence, no formula (the formulas and the two-codebase table stay in the block)
     sentences = (
         "DeepSeek-V2 and V3 sharpen attention through the softmax scale, the $1/\\sqrt d$ on $q \\cdot k$, not"
-        " through cos and sin. Their files set two fields, `mscale` and `mscale_all_dim`, to the same value."
-        " Transformers multiplies cos and sin by the ratio of the two fields' factors, {one}, so its attention"
-        " factor, `attention_scaling`, reads {one}. Yet attention is still sharpened: `yarn_apply_mscale`, in"
-        " transformers' DeepSeek code, multiplies the softmax scale by the square of one factor. For DeepSeek-V3,"
-        " whose `factor` is 40, each logit is multiplied by about {by}."
+        " through cos and sin. Their files set two fields, `mscale` and `mscale_all_dim`, to one value $\\mu$. Each"
+        " field gives a factor, $0.1\\,\\mu \\ln s + 1$. Transformers multiplies cos and sin by the ratio of the two"
+        " factors, which is {one}, so its attention factor, `attention_scaling`, reads {one}. Yet attention is"
+        " still sharpened: `yarn_apply_mscale`, in transformers' DeepSeek code, multiplies the softmax scale by the"
+        " square of the second factor. For DeepSeek-V3, whose $\\mu$ is one and `factor` 40, each logit is multiplied"
+        " by about {by}."
     )
+    # fix pass 234 (read r233 #1: the factor was only implied, and the bare 1 read as a third quantity): the formula,
+    # the block's m(s, mu), and "which is 1" (checked below against _compute_yarn_parameters' ratio and
+    # yarn_get_mscale)
+    # fix pass 233 (read r232 #2: "the two fields' factors" and "one factor" were defined only in the block): the
+    # factor in words, from the section's m(s) (the block's m(s, mu) = 0.1 mu ln s + 1), and "the second factor", the
+    # one `yarn_apply_mscale` reads (`mscale_all_dim`, checked below); V3's mu (1, posenc's copy of its file, below)
     # read r205: `attention_scaling` is the rotary module's attribute, not a field of the files, so the sentence
     # says "with their released files" and names it as transformers'
     assert "in their released files" not in main, main
@@ -3728,8 +3745,8 @@ def test_temperature_main_line_says_deepseek_moves_the_sharpening_to_the_softmax
     # decided at fix pass 230 (read r228 #3 asked for the two fields on the main line again, as r223 did; r225 asked
     # for them off): they stay in the block, once and for all. The main line's four sentences stand without them:
     # the move (softmax scale, not cos and sin), its consequence (1), the size (1.87) and where the code sets it
-    assert len(re.split(r"(?<=\.) (?=[A-Z])", sentences)) == 5  # five short sentences (fix pass 232)
-    assert main.count("`mscale_all_dim`") == 1 and "\\mu" not in main, main  # by name, no formula
+    assert len(re.split(r"(?<=\.) (?=[A-Z])", sentences)) == 6  # six short sentences (fix pass 233)
+    assert main.count("`mscale_all_dim`") == 1 and "m(s, \\mu)" not in main, main  # by name, the factor in words
     assert all(len(s.split()) <= 22 for s in re.split(r"(?<=\.) (?=[A-Z])", sentences)), sentences
     assert "So, for their released files" not in main and "their own attention factor" not in main
     assert "a factor like" not in main and "second such factor" not in main  # read r203: said as a formula and a ratio
@@ -3754,6 +3771,8 @@ def test_temperature_main_line_says_deepseek_moves_the_sharpening_to_the_softmax
 
     ratio = "attention_factor = float(get_mscale(factor, mscale) / get_mscale(factor, mscale_all_dim))"
     yarn_source = " ".join(inspect.getsource(_compute_yarn_parameters).split())
+    # the main line's factor, 0.1 mu ln s + 1 (fix pass 234): transformers' get_mscale, and DeepSeek's own copy
+    assert "return 0.1 * mscale * math.log(scale) + 1.0" in yarn_source
     assert f"if mscale and mscale_all_dim: {ratio}" in yarn_source  # the block's ratio m(s, mu1)/m(s, mu2)
     # "their released files set the two fields equal": posenc's copies of V2's and V3's `rope_scaling`
     for name, mu in (("deepseek-v2", 0.707), ("deepseek-v3", 1.0)):
@@ -4060,7 +4079,8 @@ def test_declared_length_is_the_last_training_stage_and_s_a_grid_search_value():
     assert MODEL_ROPE_CONFIGS["llama-3.1-8b"]["trained_length_before"] == 8192  # "after pre-training at L"
     assert (
         "| `original_max_position_embeddings` | 8 192 | the trained length $L$, the initial pre-training's input"
-        " length," in page
+        # fix pass 233 (read r232 #1: "where the scaling starts" against a static rule that divides at every length)
+        " length, over which the rule counts each pair's turns |" in page
     )
     assert "so the model trained for that length" not in page
     llama = MODEL_ROPE_CONFIGS["llama-3.1-8b"]

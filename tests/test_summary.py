@@ -9016,8 +9016,8 @@ def test_glossary_rows_follow_the_chapters():
     assert (
         "Take chapter 5's 128-wide heads of base 10 000, a *matching key* and random *isotropic* queries. The key's"
         " expected score is the same at offsets $r$ and $-r$, so distances suffice. A doubling is"
-        " the distances from $2^g$ to $2^{g+1} - 1$. Averaged over the queries and over each doubling, the key's score"
-        " falls to about zero near half the base."
+        " the distances from $2^g$ to $2^{g+1} - 1$. Averaged over the queries and over each doubling, in this head the"
+        " key's score falls to about zero near half the base."
     ) in glossary
     assert "- Distance by distance, the score does not fall steadily." in glossary
     # trained length: chapter 10's "trained" column is the longest input of any stage
