@@ -162,7 +162,11 @@ SCALES_OPENING = (
     # not "Only a temperature divides", as the softmax scale divides by sqrt(d) too
     r"Each row below is one multiplier of \$q \\cdot k\$ before the softmax, given in the column of that name\. A"
     r" (larger|smaller) multiplier"
-    r" (sharpens|flattens) attention: the top-scoring (key gets|keys get) (more|less) of the weight\. A"
+    r" (sharpens|flattens) attention: the top-scoring (key gets|keys get) (more|less) of the weight\."
+    # fix pass 235 (read r234 #2: the column set the base scale beside factors on top of it, with nothing saying
+    # they compound): one sentence, checked in test_scales_compound_on_the_softmax_scale
+    r" The multipliers compound: the softmax scale applies to every logit, and the others, where a model has them,"
+    r" multiply on top of it\. A"
     r" \*temperature\* \$t\$ divides \$q \\cdot k\$: its multiplier is (\$[^$]+\$), so a smaller \$t\$"
     r" (sharpens|flattens)\. Llama 4's \*query temperature\* \$\\tau\$ multiplies \$q \\cdot k\$ despite its name: a"
     r" larger \$\\tau\$ (sharpens|flattens)\. When RoPE rotates the whole head, YaRN's"
@@ -4257,7 +4261,8 @@ def test_temperature_section_opens_with_its_multiplier_table():
     # r198: the softmax scale's sentence left); read r199: five plain sentences, one idea each, the lesson's two first;
     # which scales change with the query and Llama 4's code's word are the rows' and the blocks' (read r186); read
     # r200: still five, the column's sentence out and Llama 4's query temperature's in
-    assert opening.count(". ") + opening.endswith(".") == 5, opening
+    # fix pass 235: six, the compounding sentence after the lesson (read r234 #2)
+    assert opening.count(". ") + opening.endswith(".") == 6, opening
     assert opening.startswith(
         "### Temperature and query scales Each row below is one multiplier of $q \\cdot k$ before the softmax, given in"
         " the column of that name. A larger multiplier sharpens attention: the top-scoring key gets more of the"
@@ -7949,3 +7954,24 @@ def test_roformer_block_says_which_bullets_define_and_which_find():
     assert bullets[5].startswith("RoFormer's bound on the score is the *content factor* times $d/2$ times the")
     assert all("bound" not in b for b in bullets[6:]), bullets[6:]
     assert bullets[6].startswith("Take chapter 5's 128-wide heads") and "score" in bullets[7] and "score" in bullets[8]
+
+
+def test_scales_compound_on_the_softmax_scale():
+    """The scales section's opening (fix pass 235, read r234 #2): "The multipliers compound: the softmax scale applies
+    to every logit, and the others, where a model has them, multiply on top of it." In transformers 5.24's Llama
+    code the attention factor rides on cos and sin (so on q and k) and the module's `scaling`, the softmax scale,
+    multiplies q . k after that, in the eager path; Llama 4's tau multiplies the query states before the same
+    product. So a YaRN Llama's logit is q . k times the softmax scale times the factor's square."""
+    from transformers.models.llama import modeling_llama
+    from transformers.models.llama4 import modeling_llama4
+
+    eager = " ".join(inspect.getsource(modeling_llama.eager_attention_forward).split())
+    assert "attn_weights = torch.matmul(query, key_states.transpose(2, 3)) * scaling" in eager
+    assert "self.scaling = self.head_dim**-0.5" in inspect.getsource(modeling_llama.LlamaAttention.__init__)
+    assert "cos = emb.cos() * self.attention_scaling" in inspect.getsource(modeling_llama.LlamaRotaryEmbedding.forward)
+    llama4 = " ".join(inspect.getsource(modeling_llama4.Llama4TextAttention.forward).split())
+    assert "query_states = (query_states * attn_scales).to(query_states.dtype)" in llama4
+    assert (
+        "The multipliers compound: the softmax scale applies to every logit, and the others, where a model has them,"
+        " multiply on top of it." in page()
+    )
