@@ -72,13 +72,16 @@ SLOW_PAIR_CLAUSE = (
 #: and YaRN keep them); it says "slowest", not the term *slow pair*, which :data:`SLOW_PAIR_CLAUSE` defines right
 #: after it (read r188)
 LESSON = (
-    "Position interpolation, `llama3` and YaRN all slow a head's slowest pairs; only position interpolation also"
-    " slows its fastest pairs."
+    # fix pass 236 (read r235 #1, overstated: in chapter 8's head, YaRN with betas 32/1 slows fast pairs 1 and 2):
+    # scoped to the example head, whose fast pairs YaRN and `llama3` keep (checked in
+    # test_longer_inputs_opens_with_what_most_rules_divide_and_keep, on this head in transformers)
+    "In a head like Llama 3.1's, position interpolation, `llama3` and YaRN all slow the slowest pairs; only position"
+    " interpolation also slows the fastest pairs."
 )
 #: the main line's sentences right above the fastest-pair table: the example head, and what its `factor` buys (read
 #: r191: the old "8 where 2 would do" puzzle and its repeated "8, the `factor`, at any length" column are gone)
 FIXED_RULES = (
-    "Take a head like Llama 3.1's, with `factor` 8. All three rules divide its slowest pair's frequency by 8, enough"
+    "Give that head a `factor` of 8. All three rules divide its slowest pair's frequency by 8, enough"
     " for inputs up to about $8L$. They differ on the fastest pair:"
 )
 #: the Letters table's temperature row: this page's divisor, and each chapter's multipliers in its own words (read
@@ -324,7 +327,7 @@ def llama31_head() -> tuple[int, float, int, float]:
     assert int(width) == d and int(pairs) == d // 2, (width, pairs)
     assert {"half a million": 500_000.0, "a million": 1_000_000.0}[words] == base, words
     (example,) = re.findall(r"an input of \$2L\$ tokens, with \$L = (\d+)\$, Llama 3\.1's trained length\.", text)
-    (factor,) = re.findall(r"Take a head like Llama 3\.1's, with `factor` (\d+)\. All three rules", text)
+    (factor,) = re.findall(r"Give that head a `factor` of (\d+)\. All three rules", text)  # fix pass 236
     assert int(example) == L == llama["trained_length_before"], example
     assert float(factor) == s, factor
     return d, base, L, s
@@ -6266,7 +6269,7 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
     lead = re.findall(
         r"^### How these terms fit together: Llama 3\.1's head "
         + re.escape(LESSON)
-        + r" Take a head like Llama 3\.1's, with `factor` (\d+)\. All (three) rules divide its slowest pair's frequency"
+        + r" Give that head a `factor` of (\d+)\. All (three) rules divide its slowest pair's frequency"
         r" by (\d+), enough for inputs up to about \$(\d+)L\$\. They differ on the fastest pair:"
         r" \| rule \| what it does to pair 0, the fastest pair \| \|---\|---\|"
         r" \| \*position interpolation\* \| divides its frequency by (\d+), so a key \$r\$ positions back gets the"
