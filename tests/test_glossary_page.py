@@ -2134,8 +2134,8 @@ def test_attention_factor_multiplies_the_logits_by_its_square_in_a_fully_rotated
     cell = cells("attention factor")[3]
     # the meaning says the verb and the power, "multiplies the logits by $a^2$", with the cell's scope
     (row_power,) = re.findall(
-        r"\| the number \$a\$ by which YaRN and LongRoPE multiply RoPE's cos and sin; in a fully rotated head, doing"
-        r" so multiplies the logits by \$a\^(\d)\$ \|",
+        r"\| the number \$a\$ by which YaRN and LongRoPE multiply RoPE's cos and sin; in a fully rotated head with no"
+        r" \*QK-norm\* after the rotation, doing so multiplies the logits by \$a\^(\d)\$ \|",
         row("attention factor"),
     )
     power = {"$a^2$ in a fully rotated head": 2, "$a$ in a fully rotated head": 1}[
@@ -5843,7 +5843,13 @@ def test_letters_blocks_temperature_row_names_the_chapters_that_multiply():
     scales_section = page()[page().index("### Temperature and query scales") :]
     scales_section = scales_section[: scales_section.index("(glossary-attention)=")]
     assert "| the number $a$ by which YaRN and LongRoPE multiply RoPE's cos and sin;" in scales_section
-    assert "in a fully rotated head, doing so multiplies the logits by $a^2$ |" in row("attention factor")
+    # fix pass 237 (read r236 #5, overstated: a QK-norm after the rotation, as in Llama 4's RoPE layers and HunYuan,
+    # divides the factor back out; the QK-norm bullet names them)
+    assert (
+        "in a fully rotated head with no *QK-norm* after the rotation, doing so multiplies the logits by $a^2$ |"
+        in row("attention factor")
+    )
+    assert "Llama 4 Scout's RoPE layers normalise after it." in page()
     assert cells("attention factor")[3].startswith("$a^2$ in a fully rotated head")
     # tau "a multiplier of the queries": its row's "a factor of 1 or more on the queries"
     assert "a factor of 1 or more on the queries" in row("Llama 4's query temperature $\\tau$ (temperature tuning)")
