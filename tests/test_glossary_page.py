@@ -172,7 +172,8 @@ SCALES_OPENING = (
     r" multiply on top of it\. A"
     r" \*temperature\* \$t\$ divides \$q \\cdot k\$: its multiplier is (\$[^$]+\$), so a smaller \$t\$"
     r" (sharpens|flattens)\. Llama 4's \*query temperature\* \$\\tau\$ multiplies \$q \\cdot k\$ despite its name: a"
-    r" larger \$\\tau\$ (sharpens|flattens)\. When RoPE rotates the whole head, YaRN's"
+    # fix pass 238 (read r237 #2: the row's QK-norm condition, pass 237, was missing here)
+    r" larger \$\\tau\$ (sharpens|flattens)\. When RoPE rotates the whole head and no \*QK-norm\* follows, YaRN's"
     r" \*attention factor\* multiplies both \$q\$ and \$k\$, so \$q \\cdot k\$ is multiplied by its (square|cube)\."
 )
 #: the chapters' i and j, once a main-line sentence (read r201), now said by the collapsed letters table alone (read
@@ -854,8 +855,9 @@ def test_a_larger_multiplier_never_flattens_attention():
     # read r201: the scope in plain words, "when RoPE rotates the whole head", the rows' "fully rotated head"
     assert lead.count("When RoPE rotates the whole head") == 1 and lead.count("*attention factor*") == 1, lead
     assert "fully rotated" not in lead, lead
-    assert "When RoPE rotates the whole head, YaRN's *attention factor* multiplies both $q$ and $k$" in " ".join(
-        lead.split()
+    assert (
+        "When RoPE rotates the whole head and no *QK-norm* follows, YaRN's *attention factor* multiplies both $q$"
+        " and $k$" in " ".join(lead.split())
     )
     assert cells("attention factor")[3].startswith("$a^2$ in a fully rotated head,"), cells("attention factor")
     raw_scales = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
