@@ -172,9 +172,11 @@ SCALES_OPENING = (
     r" multiply on top of it\. A"
     r" \*temperature\* \$t\$ divides \$q \\cdot k\$: its multiplier is (\$[^$]+\$), so a smaller \$t\$"
     r" (sharpens|flattens)\. Llama 4's \*query temperature\* \$\\tau\$ multiplies \$q \\cdot k\$ despite its name: a"
-    # fix pass 238 (read r237 #2: the row's QK-norm condition, pass 237, was missing here)
-    r" larger \$\\tau\$ (sharpens|flattens)\. When RoPE rotates the whole head and no \*QK-norm\* follows, YaRN's"
-    r" \*attention factor\* multiplies both \$q\$ and \$k\$, so \$q \\cdot k\$ is multiplied by its (square|cube)\."
+    # fix pass 238 (read r237 #2: the row's QK-norm condition, pass 237, was missing here); fix pass 239 (read r238
+    # #1: the factor always multiplies q and k through cos and sin; the condition is on the square)
+    r" larger \$\\tau\$ (sharpens|flattens)\. When RoPE rotates the whole head, YaRN's"
+    r" \*attention factor\* multiplies both \$q\$ and \$k\$, so, unless a \*QK-norm\* follows, \$q \\cdot k\$ is"
+    r" multiplied by its (square|cube)\."
 )
 #: the chapters' i and j, once a main-line sentence (read r201), now said by the collapsed letters table alone (read
 #: r220: a notation caveat opened the section, and the block just below said the same)
@@ -856,8 +858,8 @@ def test_a_larger_multiplier_never_flattens_attention():
     assert lead.count("When RoPE rotates the whole head") == 1 and lead.count("*attention factor*") == 1, lead
     assert "fully rotated" not in lead, lead
     assert (
-        "When RoPE rotates the whole head and no *QK-norm* follows, YaRN's *attention factor* multiplies both $q$"
-        " and $k$" in " ".join(lead.split())
+        "When RoPE rotates the whole head, YaRN's *attention factor* multiplies both $q$ and $k$, so, unless a"
+        " *QK-norm* follows," in " ".join(lead.split())
     )
     assert cells("attention factor")[3].startswith("$a^2$ in a fully rotated head,"), cells("attention factor")
     raw_scales = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
@@ -5419,7 +5421,7 @@ def test_chapter_10s_query_temperature_multiplies_the_logits():
     )
     assert main.count("\\tau") == 2 and main.count(tau_sentence) == 1, main  # tau in that sentence alone
     assert main.index("so a smaller $t$ sharpens. " + tau_sentence) > 0  # right after the temperature's 1/t
-    ((exceptions,),) = [re.findall(r"of the weight\. (.*?), so \$q \\cdot k\$ is multiplied by its", main)]
+    ((exceptions,),) = [re.findall(r"of the weight\. (.*?), so, unless a \*QK-norm\* follows, \$q \\cdot k\$ is", main)]
     assert re.findall(r"\*([\w ]+)\*", exceptions) == ["temperature", "query temperature", "attention factor"]
     assert (t_direction, tau_direction) == ("sharpens", "sharpens"), (t_direction, tau_direction)
     assert "whatever its name" not in main
