@@ -2593,16 +2593,11 @@ def test_betas_row_truncate_moves_the_ramps_ends_outward():
     # the toy head: pair 0 turns 8/(2 pi), about 1.27 times in L, under beta_slow = 2; transformers' `yarn` with
     # `truncate` divides pairs 1 to 7 by s = 4 and keeps pair 0, and without it divides none (divisors 1 to float32
     # rounding)
-    from transformers import LlamaConfig
-    from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
-
     assert 1 < 8 / (2 * math.pi) < 2
     toy_plain = 10_000.0 ** (-torch.arange(0, 16, 2, dtype=torch.float64) / 16)
+    toy = dict(rope_type="yarn", rope_theta=10_000.0, factor=4.0, original_max_position_embeddings=8)
     for truncate, divided in ((True, [1.0] + [4.0] * 7), (False, [1.0] * 8)):
-        toy = dict(rope_type="yarn", factor=4.0, original_max_position_embeddings=8, beta_fast=32.0, beta_slow=2.0)
-        scaling = {**toy, "truncate": truncate}  # the toy head: width 16, base 10 000
-        config = LlamaConfig(head_dim=16, rope_theta=10_000.0, max_position_embeddings=32, rope_scaling=scaling)
-        toy_freq, _ = ROPE_INIT_FUNCTIONS["yarn"](config, "cpu")
+        toy_freq = hf_inv_freq(16, max_position_embeddings=32, beta_fast=32.0, beta_slow=2.0, truncate=truncate, **toy)
         divisors = toy_plain / toy_freq.double()
         assert torch.allclose(divisors, torch.tensor(divided, dtype=torch.float64), rtol=1e-6), (truncate, divisors)
     # the row: a one-line definition, its hedge in the block; "*ramp*", in italics, is the ramp row, which the page

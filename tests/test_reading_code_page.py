@@ -4706,7 +4706,7 @@ def test_inv_freq_is_built_not_loaded(tmp_path):
     factor), a forward leaves `inv_freq` and cos and sin as built, and a model built from the edited configuration
     differs."""
     pytest.importorskip("transformers", minversion="5.24")  # the book's version
-    from transformers import LlamaConfig, LlamaForCausalLM
+    from transformers import LlamaForCausalLM
 
     said = (
         # fix pass 232 (read r231 #1, false: checkpoints saved by older transformers do hold `inv_freq`): what
@@ -4717,10 +4717,9 @@ def test_inv_freq_is_built_not_loaded(tmp_path):
     )
     pitfalls = _collapsed("Loading pitfalls in transformers 5.24")
     assert said in pitfalls
-    small = dict(vocab_size=32, hidden_size=64, intermediate_size=64, num_hidden_layers=1, num_attention_heads=4)
-    for scaling in (None, dict(LLAMA31_SCALING, original_max_position_embeddings=64)):
-        extra = {"rope_scaling": dict(scaling)} if scaling else {}
-        model = LlamaForCausalLM(LlamaConfig(**small, max_position_embeddings=1024, **extra)).eval()
+    plain = {"rope_type": "default", "rope_theta": 10_000.0}
+    for scaling in (None, dict(LLAMA31_SCALING, original_max_position_embeddings=64, rope_theta=10_000.0)):
+        model = _tiny_llama(scaling or plain, stored=1024)
         rotary = model.model.rotary_emb
         assert "model.rotary_emb.inv_freq" in dict(model.named_buffers())
         assert not any("inv_freq" in key for key in model.state_dict()), scaling
