@@ -117,7 +117,9 @@ FAST_ROW_INEQUALITY = r"over training's largest distance, \$L - 1\$: \$([^$]+)\$
 #: read r203: the story in plain words first, no term before its definition: the pairs that turn less than once over a
 #: training input, the new angles a long input would bring, and what most rules do about it
 LONGER_LESSON = (
-    "In a decoder, some of RoPE's pairs turn less than once over a training input. A long enough input would turn them"
+    # fix pass 240 (read r239 #2: slow pairs exist in encoders too; the decoder only makes the distances one-way, which
+    # the slow pair's paragraph says)
+    "Some of RoPE's pairs turn less than once over a training input. A long enough input would turn them"
     " past the angles training showed. Most rules for longer inputs divide these pairs' frequencies, so that far keys"
     " get angles seen in training."
 )
@@ -414,6 +416,16 @@ def test_partial_rotary_and_p_rope_frequencies():
     full = exponent(prope, "at the full-width frequencies $b^")
     assert "*p-RoPE* keeps the full-width frequencies instead |" in partial
     assert "`partial_rotary_factor`" not in partial  # the row holds the definition, the block the field
+    # fix pass 240 (read r239 #7, an omission: the row named no current model): transformers 5.24's defaults, which
+    # chapter 10's table gives as the released models' shares
+    assert "Qwen3-Next turns a quarter of each head, GLM-4.5 half." in partial
+    qwen3_next = transformers.Qwen3NextConfig().rope_parameters
+    glm45 = transformers.Glm4MoeConfig().rope_parameters
+    assert qwen3_next["partial_rotary_factor"] == 0.25 and glm45["partial_rotary_factor"] == 0.5  # set in the file
+    assert qwen3_next["rope_type"] == glm45["rope_type"] == "default"  # frequencies spaced over the rotated part
+    c10 = chapter("10_rope_today")
+    assert "| GLM-4.5 | `partial_rotary_factor` | 0.5 | half of the head |" in c10
+    assert "| Qwen3-Next | `partial_rotary_factor` | 0.25 | 64 of 256 |" in c10
     assert (
         "- A config sets a *partial rotary* head's share with `partial_rotary_factor`. Transformers' `proportional`"
         " type, its form of *p-RoPE*, reads p-RoPE's share from the same field. Gemma 4's global layers use it: see"
@@ -4856,7 +4868,12 @@ def test_rows_of_later_designs_match_their_chapters_and_the_primers_opening():
     assert (
         "the Forgetting Transformer's bias (last block of the appendix), an ALiBi whose slope the content sets" in c11
     )
-    assert "which acts as an ALiBi whose slope the content sets" in row("Forgetting Transformer")
+    # fix pass 240 (read r239 #1: "an ALiBi whose slope the content sets" drew one slope per head or query; each
+    # token's gate sets its own step, and only equal gates give an ALiBi): the row says the sum, as the block does
+    assert (
+        "| softmax attention with a forget gate per token: each logit gets the summed log gates of the tokens from the"
+        " key to the query, so each token's content sets its own step of the decay; with equal gates it is an ALiBi |"
+    ) in row("Forgetting Transformer")
     assert "stick-breaking attention" in c11
     assert (
         "one layer in four is full attention (`full_attention_interval` 4), the others Gated DeltaNet, a linear"
@@ -4938,9 +4955,15 @@ def test_row_wordings_match_their_chapters_and_sources():
     # FoX: D_ij = sum of log f_l for l from j + 1 to i (Lin et al. 2025), the key's own gate left out: a difference of
     # two running sums, as chapter 11 says; "from the key" would add the key's own gate
     # the row holds the definition (r177), the sum's range is its block's alone
-    assert "log gates" not in row("Forgetting Transformer") and row("Forgetting Transformer").startswith(
-        "| Forgetting Transformer | | softmax attention with a forget gate per token, which acts as an ALiBi whose"
-        " slope the content sets |"
+    # fix pass 240 (read r239 #1): the row says the sum, its exact range stays the block's ("from the key to the
+    # query" in words; which end counts is the block's), and the ALiBi it equals only with equal gates
+    # (equal gates f give i - j equal terms, ALiBi's slope -ln f)
+    assert row("Forgetting Transformer").startswith(
+        "| Forgetting Transformer | | softmax attention with a forget gate per token: each logit gets the summed log"
+        " gates of the tokens from the key to the query,"
+    )
+    assert row("Forgetting Transformer").endswith(
+        "with equal gates it is an ALiBi | {doc}`11 <../notebooks/11_learned_position>` |"
     )
     (where,) = re.findall(
         r"^The \*Forgetting Transformer\* adds to a logit the log gates of the tokens (\w+) the key, up to and"

@@ -2343,7 +2343,7 @@ def test_the_code_block_points_to_reading_model_code_for_partial_rotary_and_qk_n
     c10 = chapter("10_rope_today")  # MLA's decoupled RoPE: a rotary query per head, one rotary key for all heads
     assert "a small rotary query $q^R_m$ per head and one *rotary key* $k^R_n$ per token, shared by all heads" in c10
     assert "`model.to(torch.bfloat16)` rounds RoPE's frequencies, `inv_freq`, along with the weights;" in reading
-    assert "`from_pretrained(..., dtype=torch.bfloat16)` keeps them in float32. Prefer the latter;" in reading
+    assert "`from_pretrained(..., dtype=torch.bfloat16)` keeps them in float32. Prefer the latter," in reading
     assert "It also covers positions at run time: `position_ids`, left padding and packed documents." in text
     run_time = reading[reading.index("## Positions at run time") : reading.index("## Notes for reading code")]
     assert (

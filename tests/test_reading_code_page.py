@@ -12,6 +12,7 @@ import io
 import json
 import math
 import re
+import warnings
 from pathlib import Path
 
 import pytest
@@ -624,17 +625,23 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     # fix pass 233 (read r232 #3: the count came before the cases, and "other" had no referent): what the four
     # share first (each reads a token's position itself: the block's items), then each case named with what
     # `position_ids` do there
+    # fix pass 240 (read r239 #2, named hardest: four cases counted off over five sentences, the tally left to the
+    # reader; the reader proposed a four-row table): the four places in a table, each with what `position_ids` do
+    # there, in the block's words (removed = the block's "remove", reduced = "reduce", remains = "leave")
     lesson = (
-        "Padding does change the scores where code reads a token's position itself, not just offsets. `position_ids`"
-        " fix two such places: Ministral 3's query scale, and angles your own code forms at low precision."
+        "Padding does change the scores where code reads a token's position itself, not just offsets. There are four"
+        " such places, and `position_ids` remove two of them:"
     )
-    length_rules = (
-        # fix pass 234 (read r233 #2: "They reduce a third" was hard to parse): "only reduce"
-        "They only reduce a third: `dynamic` and `longrope` set every row's frequencies from the batch's highest"
-        " position."
-        " `position_ids` keep the pads out of that position, though the longest row still sets it."
-    )
-    fourth = "The fourth, Llama 4's query scale, counts the pads whatever you pass."
+    rows = [
+        "| angles your own code forms at low precision | removed: they undo the shift |",
+        "| Ministral 3's and Mistral 4's query scale | removed: the scale reads them |",
+        "| `dynamic` and `longrope`, which set every row's frequencies from the batch's highest position | reduced: the"
+        " pads leave that position, but the longest row still sets it |",
+        "| Llama 4's query scale | remains: it counts the pads whatever you pass |",
+    ]
+    table = "| what reads a token's position | with `position_ids` | |---|---| " + " ".join(rows)
+    length_rules = rows[2]
+    fourth = rows[3]
     assert length_rules in " ".join(page.split()) and "matter only where" not in page
     assert "even with `position_ids`" not in page
     items = [
@@ -657,18 +664,15 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     # structural pass 218 (read r217 #1: "In other code" contradicted the block, where `position_ids` remove two of
     # the four cases): the last sentence counts the cases and says how many `position_ids` remove (checked below: the
     # list's "remove" and "leave" answers)
-    answer = " " + length_rules + " " + fourth + " `generate` passes both arguments; pass both too."
+    answer = " " + table + " `generate` passes both arguments; pass both too."
     assert "The block lists four such cases" not in section  # no count the learner must open the block to check
     assert lead + " " + mask_matters + " " + lesson in section, section  # the mask first, then `position_ids`
     assert "In other code" not in section
-    cases = (
-        "<details><summary>Four cases where padding changes the scores, and whether <code>position_ids</code> fix"
-        " them</summary> "
-    )
+    cases = "<details><summary>The four cases in detail</summary> "
     assert lesson + answer + " " + cases + lead_in in section  # the lesson first, then the cases' block
     # structural pass 218 (read r217 #2: two blocks in a row gave the same cases twice): one block, each case once,
     # its lead sentence first, then its code names and details
-    merged = _collapsed("Four cases where padding changes the scores, and whether <code>position_ids</code> fix them")
+    merged = _collapsed("The four cases in detail")
     assert "When the scores change by more than rounding" not in page
     leads = [merged.index("- " + item) for item in items]
     assert leads == sorted(leads) and merged.count(" - ") == 4, leads
@@ -703,8 +707,14 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     assert removed[0].startswith("Angles your own code forms at low precision") and "Ministral 3's" in removed[1]
     assert left[0].startswith("Llama 4's query scale") and len(left) == 1, left
     assert reduced[0].startswith("`dynamic` and `longrope` pick every row's frequencies from the batch's highest")
-    assert "Ministral 3's query scale" in lesson and "at low precision" in lesson and "`dynamic`" in answer
-    assert all(len(s.split()) <= 24 for s in re.split(r"(?<=\.) (?=[A-Z`])", lesson + answer)), lesson + answer
+    # the main line's table gives each case the block's verdict: removed = "remove", reduced = "reduce", remains =
+    # "leave" (the page keeps "fixed" for "a fixed fraction", test_scaling_rules_are_called_static...)
+    verdicts = {"remove": "| removed: ", "reduce": "| reduced: ", "leave": "| remains: "}
+    in_block_order = [rows[0], rows[1], rows[3], rows[2]]  # the table ends on the two that stay, reduced first
+    assert [verdicts[v] in row for row, (_, v) in zip(in_block_order, listed)] == [True] * 4, rows
+    assert "at low precision" in rows[0] and "Ministral 3's" in rows[1] and "`dynamic`" in rows[2]
+    assert "Llama 4's query scale" in rows[3] and lesson.endswith("`position_ids` remove two of them:")
+    assert all(len(s.split()) <= 24 for s in re.split(r"(?<=\.) (?=[A-Z`])", lesson)), lesson
     # "Four things": the lead-in's count is the list's own items; the query scales are items 2 and 3
     assert len(listed) == 4 and "Four things can make" in named
     assert [m for m in mechanisms if "query scale" in m] == mechanisms[1:3]  # the two query scales
@@ -901,7 +911,7 @@ def test_llama_code_has_none_of_the_four_run_time_mechanisms():
     said = "For these rules, the mask alone would keep the scores right."
     assert said in section and "- `dynamic` and `longrope` pick" not in section, section
     assert section.index("for plain RoPE and static rules such as `llama3`") < section.index(said)
-    cases = _collapsed("Four cases where padding changes the scores, and whether <code>position_ids</code> fix them")
+    cases = _collapsed("The four cases in detail")
     sentence = "Transformers' Llama code, with plain RoPE or `llama3`, has none of the four."
     assert cases.rstrip().endswith(sentence) and cases.index("- `dynamic` and `longrope` pick") < cases.index(sentence)
     pytest.importorskip("transformers", minversion="5.24")  # the book's version
@@ -1114,7 +1124,8 @@ def test_ramped_pair_blends_theta_and_theta_over_s_linearly_in_turns():
     assert static in takeaways and "slowest pairs' frequencies by $s$, and usually ramp those between." in " ".join(
         takeaways.split()
     )
-    assert "a step with no ramp" in _collapsed("Fine print on the bands")
+    other = _collapsed("Other models' bands: Llama 3.2, <code>yarn</code>'s defaults, Llama 4 Scout")
+    assert "a step with no ramp" in other
     assert torch.allclose(theta[35:] / scaled[35:].double(), torch.full((29,), s, dtype=torch.float64), rtol=1e-5)
 
 
@@ -2366,7 +2377,7 @@ def test_float32_angles_are_fine_up_to_16l():
     assert row in _collapsed("The <code>model.to</code> and float32 rows") and row not in main, main
     assert main.startswith("## bfloat16 frequencies " + lesson), main[:200]
     assert "fine" not in main and "a tenth" not in main, main  # the lesson leads
-    assert main.index(lesson) < main.index("To check a loaded model:")
+    assert main.index(lesson) < main.index("Prefer the latter, and check a loaded model:")
     assert "The last row's error is small at inference." not in main  # said by the lesson, before the table
     block = _collapsed("The <code>model.to</code> and float32 rows")
     parts = (
@@ -3015,9 +3026,7 @@ def test_query_scales_are_defined_where_the_run_time_cases_use_them():
         llama4_source
     )
     # structural pass 217: the four cases' list sits in its own collapsed block under the section's main line
-    assert llama4_row in _collapsed(
-        "Four cases where padding changes the scores, and whether <code>position_ids</code> fix them"
-    )
+    assert llama4_row in _collapsed("The four cases in detail")
     from transformers import Ministral3Config, Mistral4Config
     from transformers.models.ministral3 import modeling_ministral3
     from transformers.models.mistral4 import modeling_mistral4
@@ -3163,9 +3172,12 @@ def test_bfloat16_section_tells_the_two_errors_apart():
     assert all(path.count(". ") == 0 and path.endswith(".") for path in paths), paths
     loads = (
         "`model.to(torch.bfloat16)` rounds RoPE's frequencies, `inv_freq`, along with the weights;"
-        " `from_pretrained(..., dtype=torch.bfloat16)` keeps them in float32. Prefer the latter; check other models"
-        " as below. Where rounding enters decides what its error grows with:"
+        " `from_pretrained(..., dtype=torch.bfloat16)` keeps them in float32. Prefer the latter, and check a loaded"
+        " model:"
     )
+    # fix pass 240 (read r239 #3, among the hardest: three mechanisms came before the section's one action): the
+    # action and its check come first; the three paths' bullets follow the check
+    assert main.index("print(rotary.inv_freq.dtype") < main.index("Where rounding enters decides what its error")
     assert main.index(loads) < main.index(paths[0]), main  # "If `model.to` rounds" refers back to the load paths
     assert all(path in main for path in paths) and "| path |" not in main, main
     assert main.index(paths[0]) < main.index(paths[1]) < main.index(paths[2])
@@ -3472,7 +3484,7 @@ def test_bfloat16_load_paths_said_once():
     page = _page()
     section = page[page.index("## bfloat16 frequencies") : page.index("## Positions at run time")]
     assert "| load path |" not in section and "kept in float32 |" not in section
-    assert section.count("keeps them in float32. Prefer the latter;") == 1
+    assert section.count("keeps them in float32. Prefer the latter, and check a loaded model:") == 1
 
 
 def test_fixed_rule_effective_factor_is_s_when_the_slowest_pair_is_divided():
@@ -3719,14 +3731,17 @@ def test_temperature_main_line_says_deepseek_moves_the_sharpening_to_the_softmax
     # paragraph hardest because the 1 had no cause on the main line; r225 alone asked for the fields off): the two
     # fields by name, their equality, the ratio on cos and sin (1), and the square on the softmax scale, one step a
     # sentence, no formula (the formulas and the two-codebase table stay in the block)
+    # fix pass 240 (read r239 #1, the section's hardest place: the lesson came last, after two fields, a ratio and a
+    # function name): the lesson, the 1 beside the 1.87, comes second, right after the move; the fields, the factor,
+    # the ratio and the square follow, one step a sentence, as decided at pass 232 (r223, r228, r230, r231 asked for
+    # the cause on the main line; r225, r234 and r239 for the fields off): the order changes, not the content
     sentences = (
         "DeepSeek-V2 and V3 sharpen attention through the softmax scale, the $1/\\sqrt d$ on $q \\cdot k$, not"
-        " through cos and sin. Their files set two fields, `mscale` and `mscale_all_dim`, to one value $\\mu$. Each"
-        " field gives a factor, $0.1\\,\\mu \\ln s + 1$. Transformers multiplies cos and sin by the ratio of the two"
-        " factors, which is {one}, so its attention factor, `attention_scaling`, reads {one}. Yet attention is"
-        " still sharpened: `yarn_apply_mscale`, in transformers' DeepSeek code, multiplies the softmax scale by the"
-        " square of the second factor. For DeepSeek-V3, whose $\\mu$ is one and `factor` 40, each logit is multiplied"
-        " by about {by}."
+        " through cos and sin. With their released files, transformers' attention factor, `attention_scaling`, reads"
+        " {one}, yet each of DeepSeek-V3's logits is multiplied by about {by}. Their files set two fields, `mscale` and"
+        " `mscale_all_dim`, to one value $\\mu$. Each field gives a factor, $0.1\\,\\mu \\ln s + 1$. Transformers"
+        " multiplies cos and sin by the ratio of the two factors, which is {one}. Its `yarn_apply_mscale` multiplies"
+        " the softmax scale by the square of the second factor, which gives V3's sharpening."
     )
     # fix pass 234 (read r233 #1: the factor was only implied, and the bare 1 read as a third quantity): the formula,
     # the block's m(s, mu), and "which is 1" (checked below against _compute_yarn_parameters' ratio and
@@ -3752,8 +3767,8 @@ def test_temperature_main_line_says_deepseek_moves_the_sharpening_to_the_softmax
     assert "a factor like" not in main and "second such factor" not in main  # read r203: said as a formula and a ratio
     # read r204: no two-argument m on the main line (read r209 brought back the two field names and the ratio)
     assert "m(s, \\mu)" not in main, main
-    assert main.index("through the softmax scale") < main.index("`attention_scaling`, reads 1. Yet")
-    assert main.index("the *attention factor* $m$") < main.index("its attention factor, `attention_scaling`")
+    assert main.index("through the softmax scale") < main.index("`attention_scaling`, reads 1, yet")
+    assert main.index("the *attention factor* $m$") < main.index("transformers' attention factor, `attention_scaling`")
     after = page[page.index(main) + len(main) :]
     assert after.startswith("<details><summary>Details: the attention factor, partial rotary, Phi-3, and how DeepSeek")
     block = after[: after.index("</details>")]
@@ -3948,9 +3963,9 @@ def test_llama_32_1b_bands_from_transformers_llama3():
     Llama 3.2 1B's `config.json` (as copied in several public repositories): head_dim 64, rope_theta 500 000,
     `llama3` with factor 32, bounds 1 and 4, original_max_position_embeddings 8192, max_position_embeddings 131 072.
     Checked with transformers 5.24's `ROPE_INIT_FUNCTIONS["llama3"]`."""
-    fine = _collapsed("Fine print on the bands")
+    fine = _collapsed("Other models' bands: Llama 3.2, <code>yarn</code>'s defaults, Llama 4 Scout")
     sentence = (
-        "- Llama 3.2 1B's file, for one, sets the same fields but $s = 32$, with a head width of 64. Its 32 pairs split"
+        "- Llama 3.2 1B's file sets the same fields but $s = 32$, with a head width of 64. Its 32 pairs split"
         " so: 0 to 14 kept, 15 to 17 ramped, and 18 to 31 divided by 32."
     )
     assert sentence in fine
@@ -3988,7 +4003,7 @@ def test_yarn_dict_read_like_llama3_opens_the_gpt_oss_block():
     assert sentence not in section and "`beta_fast`" not in section, section
     block = _collapsed("The same reading for a <code>yarn</code> dict: gpt-oss-20b")
     assert block.split("</summary> ")[1].startswith(sentence), block[:300]
-    fine = _collapsed("Fine print on the bands")
+    fine = _collapsed("Other models' bands: Llama 3.2, <code>yarn</code>'s defaults, Llama 4 Scout")
     assert "- `yarn`'s bounds, `beta_fast` and `beta_slow`, are 32 and 1 by default." in fine
     headings = re.findall(r"^## .*$", re.sub(r"```.*?```", "", _raw(), flags=re.S), flags=re.M)
     assert headings[headings.index("## A worked configuration: Llama 3.1's three bands") + 1] == "## Temperature rules"
@@ -4473,7 +4488,7 @@ def test_opening_excerpt_condenses_llamas_rope_path():
     rest = page[page.index("Read these fields first:") :]
     for heading, explained in (
         ("## bfloat16 frequencies", "- On transformers' float32 path, float32 rounds the frequencies and the angles,"),
-        ("## Temperature rules", "so its attention factor, `attention_scaling`, reads 1"),
+        ("## Temperature rules", "transformers' attention factor, `attention_scaling`, reads 1"),
         ("## Notes for reading code", "Transformers' Llama code pairs the two halves of a head with `rotate_half`"),
     ):
         assert explained in _section_main_line(rest, heading), heading
@@ -4714,9 +4729,31 @@ def test_inv_freq_is_built_not_loaded(tmp_path):
         "- The model's `state_dict` leaves out `inv_freq`, so `save_pretrained` does not write it: transformers"
         " computes it when it builds the rotary module. Editing `rope_parameters` on a built model leaves a static"
         " rule's `inv_freq` as it was, so build the model again from the edited configuration."
+        # fix pass 240 (read r239 #9, an omission: older checkpoints carry per-layer `rotary_emb.inv_freq`): checked
+        # below on a file written with such a tensor: no unexpected key, and the built frequencies, not the file's
+        " A checkpoint saved by an older version may still hold `rotary_emb.inv_freq` tensors; transformers 5.24 drops"
+        " them on loading, with no warning."
     )
     pitfalls = _collapsed("Loading pitfalls in transformers 5.24")
     assert said in pitfalls
+    old = _tiny_llama({"rope_type": "default", "rope_theta": 10_000.0}, stored=1024)
+    tensors = {k: v.contiguous() for k, v in old.state_dict().items()}
+    tensors["model.layers.0.self_attn.rotary_emb.inv_freq"] = torch.full_like(old.model.rotary_emb.inv_freq, 7.0)
+    old.config.save_pretrained(tmp_path / "old")
+    header, blobs, offset = {}, [], 0  # a safetensors file: 8-byte header length, a JSON header, the raw bytes
+    for key, value in tensors.items():
+        blob = value.float().numpy().tobytes()
+        header[key] = {"dtype": "F32", "shape": list(value.shape), "data_offsets": [offset, offset + len(blob)]}
+        blobs.append(blob)
+        offset += len(blob)
+    head = json.dumps(header).encode()
+    (tmp_path / "old" / "model.safetensors").write_bytes(len(head).to_bytes(8, "little") + head + b"".join(blobs))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        loaded, info = LlamaForCausalLM.from_pretrained(tmp_path / "old", output_loading_info=True)
+    assert not info["unexpected_keys"] and not info["missing_keys"], info
+    assert torch.equal(loaded.model.rotary_emb.inv_freq, old.model.rotary_emb.inv_freq)  # built the same way
+    assert torch.equal(loaded.model.embed_tokens.weight, old.model.embed_tokens.weight)  # the file was read
     plain = {"rope_type": "default", "rope_theta": 10_000.0}
     for scaling in (None, dict(LLAMA31_SCALING, original_max_position_embeddings=64, rope_theta=10_000.0)):
         model = _tiny_llama(scaling or plain, stored=1024)
@@ -4780,8 +4817,9 @@ def test_port_check_compares_cos_and_sin_with_the_loaded_model():
     opened = catches[catches.index("</summary>") + len("</summary>") :].strip()
     assert opened.startswith(tolerance_said), opened[:200]
     off_by_one_said = (
-        "On the worked configuration, at these positions, the check even fails a port that counts a pair's turns"
-        " over $L - 1$ positions, training's largest distance, instead of $L$. That port sorts the pairs into the"
+        # fix pass 240 (read r239 #7: the "fails" half rests on float32 CPU rounding; a GPU's cos may differ by an ulp)
+        "On the worked configuration, at these positions and on CPU, the check even fails a port that counts a pair's"
+        " turns over $L - 1$ positions, training's largest distance, instead of $L$. That port sorts the pairs into the"
         " same bands but shifts the ramped pairs' divisors slightly. The margin is small: in each call, the"
         " off-by-one port's largest gap is under twice the check's tolerance."
     )

@@ -1721,14 +1721,18 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
         torch.testing.assert_close(term, q_c.abs() ** 2 * torch.cos(dist * theta_p), rtol=1e-12, atol=1e-12)
     # "between eight and sixteen thousand": the printed doubling 8192-16383, in words (digits under 5 per 100 words)
     topic = (
-        "Far back, the larger bases keep a larger share: about a quarter between eight and sixteen thousand tokens"
-        " back, where Llama 2's base keeps about none."
+        # fix pass 240 (read r236 #2: the prose never gave the head width its numbers hold for): d = 128, the width of
+        # the three models' heads (checked below) and of the cell's rope_inv_freq
+        "In these models' heads of 128 dimensions, the larger bases keep a larger share far back: about a quarter"
+        " between eight and sixteen thousand tokens back, where Llama 2's base keeps about none."
     )
     assert topic in text and "Far back, a larger base keeps more of a matching key's score." not in text
     assert "at every distance the figure shows" not in text  # single distances cross (1e4 above 5e5 at 8 925)
     assert "above Llama 2's, up to tens of thousands of tokens back.\nWhy" not in text  # the figure stops at 16 383
     bases = {k: book.MODEL_ROPE_CONFIGS[k]["rope_theta"] for k in ("llama-2-7b", "llama-3-8b", "code-llama-7b")}
     assert bases == {"llama-2-7b": 1e4, "llama-3-8b": 5e5, "code-llama-7b": 1e6}  # the three bases compared above
+    widths = {k: book.MODEL_ROPE_CONFIGS[k].get("head_dim") for k in bases}
+    assert set(widths.values()) == {128}, widths  # "these models' heads of 128 dimensions"
     assert "far back, the larger base keeps a larger share of its score" in _figure_titles()  # the section's panel
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
     # read r200: the lesson first, right under the subsection's heading, then its reason, then the measure that makes
@@ -3343,8 +3347,11 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     # and where to read it
     nearer = (
         # fix pass 226 (read r225 #4: the authors' aim, then a band where the level does not fall): said plainly
-        "Between two and four thousand tokens back, xPos mostly damps the score's swings rather than lowering the"
-        " score; the block below shows it."
+        # fix pass 240 (read r236 #1: "far back ... flattens to zero", then a band where the score's mean is not
+        # lower, read as a contradiction): "Well before that" places the band before the far fade; "their mean", the
+        # block's level
+        "Well before that, between two and four thousand tokens back, xPos mostly damps the score's swings rather than"
+        " lowering their mean; the block below shows it."
     )
     # read r199: the level's sentence scoped to the figure (its head and distances); read r204: moved to the block
     level = "They lie close together, and xPos's is no lower: xPos damps the swings much more than the level."
