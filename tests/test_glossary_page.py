@@ -170,7 +170,9 @@ SCALES_OPENING = (
     r" (sharpens|flattens) attention: the top-scoring (key gets|keys get) (more|less) of the weight\."
     # fix pass 235 (read r234 #2: the column set the base scale beside factors on top of it, with nothing saying
     # they compound): one sentence, checked in test_scales_compound_on_the_softmax_scale
-    r" The multipliers compound: the softmax scale applies to every logit, and the others, where a model has them,"
+    # fix pass 241 (read r240 #4: "softmax scale" used before its row defined it): named in italics with its usual value
+    r" The multipliers compound: the \*softmax scale\*, usually \$1/\\sqrt d\$, applies to every logit, and the others,"
+    r" where a model has them,"
     r" multiply on top of it\. A"
     r" \*temperature\* \$t\$ divides \$q \\cdot k\$: its multiplier is (\$[^$]+\$), so a smaller \$t\$"
     r" (sharpens|flattens)\. Llama 4's \*query temperature\* \$\\tau\$ multiplies \$q \\cdot k\$ despite its name: a"
@@ -1706,7 +1708,8 @@ def test_base_row_names_rope_parameters():
     # full-attention layers": posenc's copy of Gemma 3 27B's config.json sets `rope_scaling` linear (transformers' name
     # for PI), factor 8, and transformers puts a config's `rope_scaling` on the full-attention layers alone
     assert (
-        "Gemma 3 27B's configuration also applies *position interpolation* with `factor` 8 in its full-attention"
+        "Gemma 3 27B's configuration, for one, also applies *position interpolation* with `factor` 8 in its"
+        " full-attention"
         " layers." in core
     )
     assert MODEL_ROPE_CONFIGS["gemma-3-27b"]["rope_scaling"] == {"rope_type": "linear", "factor": 8.0}
@@ -1977,10 +1980,14 @@ def test_copes_gate_in_the_paper_and_in_the_reference_code():
         r" which posenc follows \|",
         note("gate"),
     )
+    # fix pass 241 (read r240 #1: "of the query-key score" against the page's score, the raw q . k, while posenc and
+    # the reference code take sigma(q . k / sqrt(d))): the logit, the reference code's, and the paper's score (the
+    # note's two formulas, checked above)
     assert row("gate").startswith(
         "| gate | 门控 | a value in $(0, 1)$ saying how much a token counts; in CoPE, the sigmoid $\\sigma$ of the"
-        " query–key score |"  # sigma named where the page first needs it (read r174)
+        " query–key logit, as in its reference code; its paper's equations use the score |"  # sigma named (read r174)
     )
+    assert "sqrt" in code and "sqrt" not in paper, (paper, code)  # the code's logit, the paper's score
     assert "Follows the reference implementation (facebookresearch/RAM" in cope.__doc__
     assert "computed as ``sigmoid(q . k / sqrt(d))``" in re.sub(r"\s+", " ", cope.__doc__)
     assert (
@@ -5440,7 +5447,9 @@ def test_chapter_10s_query_temperature_multiplies_the_logits():
     assert main.count("\\tau") == 2 and main.count(tau_sentence) == 1, main  # tau in that sentence alone
     assert main.index("so a smaller $t$ sharpens. " + tau_sentence) > 0  # right after the temperature's 1/t
     ((exceptions,),) = [re.findall(r"of the weight\. (.*?), so, unless a \*QK-norm\* follows, \$q \\cdot k\$ is", main)]
-    assert re.findall(r"\*([\w ]+)\*", exceptions) == ["temperature", "query temperature", "attention factor"]
+    # fix pass 241: the softmax scale, italic where first used, precedes the three (the compounding sentence)
+    named = ["softmax scale", "temperature", "query temperature", "attention factor"]
+    assert re.findall(r"\*([\w ]+)\*", exceptions) == named, exceptions
     assert (t_direction, tau_direction) == ("sharpens", "sharpens"), (t_direction, tau_direction)
     assert "whatever its name" not in main
     assert "The word clashes" not in page(), main
@@ -8003,6 +8012,6 @@ def test_scales_compound_on_the_softmax_scale():
     llama4 = " ".join(inspect.getsource(modeling_llama4.Llama4TextAttention.forward).split())
     assert "query_states = (query_states * attn_scales).to(query_states.dtype)" in llama4
     assert (
-        "The multipliers compound: the softmax scale applies to every logit, and the others, where a model has them,"
-        " multiply on top of it." in page()
+        "The multipliers compound: the *softmax scale*, usually $1/\\sqrt d$, applies to every logit, and the others,"
+        " where a model has them, multiply on top of it." in page()
     )

@@ -629,8 +629,10 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     # reader; the reader proposed a four-row table): the four places in a table, each with what `position_ids` do
     # there, in the block's words (removed = the block's "remove", reduced = "reduce", remains = "leave")
     lesson = (
-        "Padding does change the scores where code reads a token's position itself, not just offsets. There are four"
-        " such places, and `position_ids` remove two of them:"
+        # fix pass 241 (read r240 #2 and #3: "four such places" claimed a complete list; the cells did not say what
+        # is removed; "pass both too" had no reason): "follow", "the change", and the reason after "pass both too"
+        "Padding does change the scores where code reads a token's position itself, not just offsets. Four such"
+        " places follow, and `position_ids` remove the change in two of them:"
     )
     rows = [
         "| angles your own code forms at low precision | removed: they undo the shift |",
@@ -639,7 +641,7 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
         " pads leave that position, but the longest row still sets it |",
         "| Llama 4's query scale | remains: it counts the pads whatever you pass |",
     ]
-    table = "| what reads a token's position | with `position_ids` | |---|---| " + " ".join(rows)
+    table = "| what reads a token's position | the change, with `position_ids` | |---|---| " + " ".join(rows)
     length_rules = rows[2]
     fourth = rows[3]
     assert length_rules in " ".join(page.split()) and "matter only where" not in page
@@ -664,7 +666,10 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     # structural pass 218 (read r217 #1: "In other code" contradicted the block, where `position_ids` remove two of
     # the four cases): the last sentence counts the cases and says how many `position_ids` remove (checked below: the
     # list's "remove" and "leave" answers)
-    answer = " " + table + " `generate` passes both arguments; pass both too."
+    answer = (
+        " " + table + " `generate` passes both arguments; pass both too: the mask hides the pads, and `position_ids`"
+        " remove or reduce three of these changes."
+    )
     assert "The block lists four such cases" not in section  # no count the learner must open the block to check
     assert lead + " " + mask_matters + " " + lesson in section, section  # the mask first, then `position_ids`
     assert "In other code" not in section
@@ -713,7 +718,7 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     in_block_order = [rows[0], rows[1], rows[3], rows[2]]  # the table ends on the two that stay, reduced first
     assert [verdicts[v] in row for row, (_, v) in zip(in_block_order, listed)] == [True] * 4, rows
     assert "at low precision" in rows[0] and "Ministral 3's" in rows[1] and "`dynamic`" in rows[2]
-    assert "Llama 4's query scale" in rows[3] and lesson.endswith("`position_ids` remove two of them:")
+    assert "Llama 4's query scale" in rows[3] and lesson.endswith("`position_ids` remove the change in two of them:")
     assert all(len(s.split()) <= 24 for s in re.split(r"(?<=\.) (?=[A-Z`])", lesson)), lesson
     # "Four things": the lead-in's count is the list's own items; the query scales are items 2 and 3
     assert len(listed) == 4 and "Four things can make" in named
@@ -3738,11 +3743,13 @@ def test_temperature_main_line_says_deepseek_moves_the_sharpening_to_the_softmax
     sentences = (
         "DeepSeek-V2 and V3 sharpen attention through the softmax scale, the $1/\\sqrt d$ on $q \\cdot k$, not"
         " through cos and sin. With their released files, transformers' attention factor, `attention_scaling`, reads"
-        " {one}, yet each of DeepSeek-V3's logits is multiplied by about {by}. Their files set two fields, `mscale` and"
-        " `mscale_all_dim`, to one value $\\mu$. Each field gives a factor, $0.1\\,\\mu \\ln s + 1$. Transformers"
-        " multiplies cos and sin by the ratio of the two factors, which is {one}. Its `yarn_apply_mscale` multiplies"
-        " the softmax scale by the square of the second factor, which gives V3's sharpening."
+        " {one}, yet each of DeepSeek-V3's logits is multiplied by about {by}. Their files set both numbers through two"
+        " fields, `mscale` and `mscale_all_dim`, and the `factor`, as the details below show."
     )
+    # fix pass 241 (read r240 #1, again the page's hardest place, as r225, r234 and r239 found it: one family's
+    # mechanism on the main line): the main line keeps the move, its consequence (1 on cos and sin) and the size
+    # (1.87), which answer r223-r231's "the 1 has no cause" (the cause is the first sentence); the two fields stay
+    # named, and the factor, the ratio and `yarn_apply_mscale` are the block's mechanics (checked below)
     # fix pass 234 (read r233 #1: the factor was only implied, and the bare 1 read as a third quantity): the formula,
     # the block's m(s, mu), and "which is 1" (checked below against _compute_yarn_parameters' ratio and
     # yarn_get_mscale)
@@ -3760,7 +3767,7 @@ def test_temperature_main_line_says_deepseek_moves_the_sharpening_to_the_softmax
     # decided at fix pass 230 (read r228 #3 asked for the two fields on the main line again, as r223 did; r225 asked
     # for them off): they stay in the block, once and for all. The main line's four sentences stand without them:
     # the move (softmax scale, not cos and sin), its consequence (1), the size (1.87) and where the code sets it
-    assert len(re.split(r"(?<=\.) (?=[A-Z])", sentences)) == 6  # six short sentences (fix pass 233)
+    assert len(re.split(r"(?<=\.) (?=[A-Z])", sentences)) == 3  # three short sentences (fix pass 241)
     assert main.count("`mscale_all_dim`") == 1 and "m(s, \\mu)" not in main, main  # by name, the factor in words
     assert all(len(s.split()) <= 22 for s in re.split(r"(?<=\.) (?=[A-Z])", sentences)), sentences
     assert "So, for their released files" not in main and "their own attention factor" not in main
@@ -3775,7 +3782,8 @@ def test_temperature_main_line_says_deepseek_moves_the_sharpening_to_the_softmax
     mechanics = (
         "Their configurations carry two such fields, $\\mu_1$ = `mscale` and $\\mu_2$ = `mscale_all_dim`, set equal in"
         " the released files. Transformers multiplies cos and sin by the ratio of the two factors, $m(s, \\mu_1)/m(s,"
-        " \\mu_2)$, and the softmax scale by the square of the second. With equal fields, the rotary module's"
+        " \\mu_2)$, and, in its DeepSeek code's `yarn_apply_mscale`, the softmax scale by the square of the second."
+        " With equal fields, the rotary module's"
         " `attention_scaling` thus reads 1."
     )
     assert mechanics in block, block
@@ -4141,7 +4149,12 @@ def test_declared_length_is_the_last_training_stage_and_s_a_grid_search_value():
     assert llama["max_position_embeddings"] != s * L  # "need not equal sL"
     fine = _collapsed("Fine print on the bands")
     assert "- The declared length is twice $sL$: the Llama 3 report's last training stage reached $16L$." in fine
-    assert "Meta's code marks its constants, 8 among them, as values obtained from grid search." in fine
+    # fix pass 241 (read r240 #7: a later copy of `apply_scaling` takes scale_factor as an argument, with only 1, 4
+    # and 8192 under the comment): the first version named, the later ones said
+    assert (
+        "Meta's first Llama 3.1 code marks its constants, 8 among them, as values obtained from grid search; later"
+        " versions take the factor as an argument." in fine
+    )
     c7 = json.loads((ROOT / "notebooks" / "07_beyond.ipynb").read_text(encoding="utf-8"))
     chapter = " ".join("".join(c["source"]) for c in c7["cells"] if c["cell_type"] == "markdown")
     assert "values obtained from grid search" in chapter

@@ -5531,7 +5531,7 @@ def test_mla_rotary_query_scout_config_refusal_context_shift_and_cohere_order():
         "llama.cpp's context shift, which moves the kept tokens to earlier positions, re-rotates their cached keys in"
         " place this way (`build_rope_shift` in its `src/llama-kv-cache.cpp`)." in text
     )
-    assert "Cohere 2's models use Llama 4's layer pattern, with a sliding window in place of chunks" in text
+    assert "Cohere 2's models, the first of them released before Llama 4, use the same layer pattern, with a sliding window" in text
     assert "layer pattern before it" not in text
     # the base figure draws thick lines only, as the reading rule says; the wiggle check stays, in the checks cell
     assert "drawn for base $5 \\cdot 10^5$ only" not in text

@@ -3220,8 +3220,8 @@ def _larger_base_fails() -> list[str]:
     pattern = r"bases less than ten times apart: \$10\^4\$ above \$2 \\cdot 10\^4\$, first near \$a = ([\d\\,]+)\$"
     (first,) = said(C10, pattern)
     (last,) = said(C10, r"higher on average over each such span, at every \$a\$ up to (\d+ \d{3})\.")
-    # chapter 10's printed leads per pair, "under ten apart": at the first crossing / at most
-    at_first, most = said(C10, r"under ten apart (\d\.\de-\d\d) / (0\.\d+);")
+    # chapter 10's printed leads per pair, "1e4 over 2e4": at the first crossing / at most
+    at_first, most = said(C10, r"1e4 over 2e4 (\d\.\de-\d\d) / (0\.\d+);")
     assert float(at_first) < 1e-5 and abs(float(most) - 0.05) < 0.005, (at_first, most)  # tiny, then about 0.05
     quote(C10, "share of the score at distance 0")
     assert "For bases less than ten times apart the order can fail: chapter 10 finds $10^4$ above" in page_text()
@@ -8979,7 +8979,7 @@ def test_glossary_worked_examples():
     # the fine print: "Meta's code marks its constants, 8 among them, as values obtained from grid search", which
     # chapter 7 quotes from Meta's apply_scaling
     quote(C7, "values obtained from grid search")
-    assert "Meta's code marks its constants, 8 among them, as values obtained from grid search. Between $8L$" in page
+    assert "later versions take the factor as an argument. Between $8L$" in page
     # the main line: "The declared length is twice sL: the Llama 3 report's last training stage reached 16L". A prose
     # sync only: it compares the page with the trained length that posenc/book/models.py copies from the Llama 3
     # report (source dubey2024llama3), which no offline test can read
