@@ -1372,7 +1372,7 @@ def test_worked_examples_effective_scale_column():
         if not line.startswith("|"):
             break
         cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
-        ((value, when),) = re.findall(r"^(\d+) at (any|this) length$", cells[-1])
+        ((value, when),) = re.findall(r"^(\d+) at (any|this) length(?:, scaling from \$L\$ = 8 192)?$", cells[-1])
         table[cells[0]] = (float(value), when)
     rows = ["*position interpolation*", "`llama3`", "*YaRN*, default *betas*", "*dynamic NTK*"]
     assert list(table) == rows, list(table)
@@ -1458,7 +1458,7 @@ def test_worked_example_reads_the_trained_length_and_the_shipped_config_a_larger
         " dynamic NTK, whose 9 the next block derives."
     )
     assert " ".join(example.split()).startswith(lead), example[:300]
-    assert "| 9 at this length | Here the stretch is 2." in " ".join(example.split())
+    assert "| 9 at this length, scaling from $L$ = 8 192 | Here the stretch is 2." in " ".join(example.split())
     # the worked example ends with its point; dynamic NTK's formula, its L in transformers and chapter 8's two
     # factors sit in the next block, right after it
     assert "*Dynamic NTK* sets" not in example and "Chapter 8 defines" not in example
@@ -3186,11 +3186,12 @@ def test_letters_score_row_is_chapter_5s_raw_rotated_product():
     # chapter 1's is the Letters table's score row (SCORE_LETTERS), as for every letter and word since fix pass 231
     assert score[2].endswith("under RoPE after the rotation") and "chapter 1" not in score[2]
     assert row("logit").startswith(
-        "| logit | logit | the number the softmax reads for one query and key: usually the *score* divided by"
+        # fix pass 242 (read r241 #1: the Chinese column is blank where the edition keeps the English, as for NoPE)
+        "| logit | | the number the softmax reads for one query and key: usually the *score* divided by"
         " $\\sqrt d$, where $d$ is the width of one attention head |"
     )
     core = page()[page().index("(glossary-core)=") : page().index("(glossary-encodings)=")]
-    assert core.index("| score | 分数 |") < core.index("| logit | logit |") < core.index("| causal mask |")
+    assert core.index("| score | 分数 |") < core.index("| logit | |") < core.index("| causal mask |")
     # the cited chapters say score for the rotated product: chapter 4 checks "that the score depends on the offset
     # alone"; chapter 5's sentences are checked above
     assert [c[:2] for c in re.findall(r"\{doc\}`\d+ <\.\./notebooks/(\w+)>`", score[3])] == ["04", "05"]
@@ -5531,8 +5532,10 @@ def test_worked_examples_dynamic_ntk_cell_and_its_formula_in_the_block():
     its config), transformers' `dynamic` at 2L, with `max_position_embeddings` set to L: the page's exponent, read and
     evaluated, gives every pair's divisor; the block's 9 is the primer's formula at 2L."""
     assert (
-        "| *dynamic NTK* | keeps pair 0, divides the slowest by 9 and each pair between by less | 9 at this length |"
-        in (block(WE))
+        "| *dynamic NTK* | keeps pair 0, divides the slowest by 9 and each pair between by less | 9 at this length,"
+        # fix pass 242 (reads r239 #5 and r241 #2: the cell alone read as transformers' `dynamic` on Llama 3.1's file,
+        # which starts from the declared 16L and leaves 2L unscaled; the block below says so): the L it starts from
+        " scaling from $L$ = 8 192 |" in (block(WE))
     )
     text = block(DYN)
     ((s, scale, one, factor, stretch, word),) = re.findall(
@@ -6444,7 +6447,7 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
     assert lead_times == main_times, lead_times
     assert int(lead_nine) == 1 + int(main_factor) * (int(main_times) - 1) == 9, lead_nine
     assert f"| *dynamic NTK* | keeps pair 0, divides the slowest by {lead_nine} " in block(WE)
-    assert f"| {lead_nine} at this length |" in block(WE)
+    assert f"| {lead_nine} at this length, scaling from $L$ = 8 192 |" in block(WE)
     assert f"that is ${lead_nine} = 1 + 8(2 - 1)$" in " ".join(block(DYN).split())
     assert (int(end_fast), int(end_slow)) == (fastest_pair, int(torch.argmin(l_theta))) == (0, l_d // 2 - 1)
     ((kept_0, kept_1, ramp_0, ramp_1, div_0, div_1, div_by),) = re.findall(
@@ -7602,8 +7605,10 @@ def test_dynamic_ntk_effective_factor_exceeds_factor_at_2l():
     )
     formula = int(one) + int(s_term) * (int(ratio) - int(minus))  # the printed 1 + s(l/L - 1), checked below
     assert (
-        "| *dynamic NTK* | keeps pair 0, divides the slowest by 9 and each pair between by less | 9 at this length |"
-        in text
+        "| *dynamic NTK* | keeps pair 0, divides the slowest by 9 and each pair between by less | 9 at this length,"
+        # fix pass 242 (reads r239 #5 and r241 #2: the cell alone read as transformers' `dynamic` on Llama 3.1's file,
+        # which starts from the declared 16L and leaves 2L unscaled; the block below says so): the L it starts from
+        " scaling from $L$ = 8 192 |" in text
     )
     from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
 

@@ -1571,8 +1571,9 @@ def test_cohere2_leaves_every_fourth_layer_without_rope():
     assert "| Cohere 2; EXAONE 4 with sliding-window layers | RoPE only in the sliding-window layers;" in (
         chapter("10_rope_today")
     )
-    assert "Cohere 2's models, the first of them released before Llama 4, use the same layer pattern, with a sliding window" in (
-        chapter("10_rope_today")
+    assert (
+        "Cohere 2's models, the first of them released before Llama 4, use the same layer pattern, with a sliding"
+        " window" in (chapter("10_rope_today"))
     )
     config = transformers.Cohere2Config()
     kinds = config.layer_types

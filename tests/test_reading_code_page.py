@@ -631,8 +631,10 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     lesson = (
         # fix pass 241 (read r240 #2 and #3: "four such places" claimed a complete list; the cells did not say what
         # is removed; "pass both too" had no reason): "follow", "the change", and the reason after "pass both too"
+        # fix pass 242 (read r241 #3: "two", then "three", then "pass both"): one count, the three the table's
+        # "removed" and "reduced" rows give, and "pass both too" alone after the table
         "Padding does change the scores where code reads a token's position itself, not just offsets. Four such"
-        " places follow, and `position_ids` remove the change in two of them:"
+        " places follow, and `position_ids` remove or reduce the change in three of them:"
     )
     rows = [
         "| angles your own code forms at low precision | removed: they undo the shift |",
@@ -641,7 +643,7 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
         " pads leave that position, but the longest row still sets it |",
         "| Llama 4's query scale | remains: it counts the pads whatever you pass |",
     ]
-    table = "| what reads a token's position | the change, with `position_ids` | |---|---| " + " ".join(rows)
+    table = "| what reads a token's position | with `position_ids`, the change is | |---|---| " + " ".join(rows)
     length_rules = rows[2]
     fourth = rows[3]
     assert length_rules in " ".join(page.split()) and "matter only where" not in page
@@ -666,10 +668,7 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     # structural pass 218 (read r217 #1: "In other code" contradicted the block, where `position_ids` remove two of
     # the four cases): the last sentence counts the cases and says how many `position_ids` remove (checked below: the
     # list's "remove" and "leave" answers)
-    answer = (
-        " " + table + " `generate` passes both arguments; pass both too: the mask hides the pads, and `position_ids`"
-        " remove or reduce three of these changes."
-    )
+    answer = " " + table + " `generate` passes both arguments; pass both too."
     assert "The block lists four such cases" not in section  # no count the learner must open the block to check
     assert lead + " " + mask_matters + " " + lesson in section, section  # the mask first, then `position_ids`
     assert "In other code" not in section
@@ -718,7 +717,9 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     in_block_order = [rows[0], rows[1], rows[3], rows[2]]  # the table ends on the two that stay, reduced first
     assert [verdicts[v] in row for row, (_, v) in zip(in_block_order, listed)] == [True] * 4, rows
     assert "at low precision" in rows[0] and "Ministral 3's" in rows[1] and "`dynamic`" in rows[2]
-    assert "Llama 4's query scale" in rows[3] and lesson.endswith("`position_ids` remove the change in two of them:")
+    assert "Llama 4's query scale" in rows[3] and lesson.endswith(
+        "`position_ids` remove or reduce the change in three of them:"
+    )
     assert all(len(s.split()) <= 24 for s in re.split(r"(?<=\.) (?=[A-Z`])", lesson)), lesson
     # "Four things": the lead-in's count is the list's own items; the query scales are items 2 and 3
     assert len(listed) == 4 and "Four things can make" in named
@@ -3743,8 +3744,11 @@ def test_temperature_main_line_says_deepseek_moves_the_sharpening_to_the_softmax
     sentences = (
         "DeepSeek-V2 and V3 sharpen attention through the softmax scale, the $1/\\sqrt d$ on $q \\cdot k$, not"
         " through cos and sin. With their released files, transformers' attention factor, `attention_scaling`, reads"
-        " {one}, yet each of DeepSeek-V3's logits is multiplied by about {by}. Their files set both numbers through two"
-        " fields, `mscale` and `mscale_all_dim`, and the `factor`, as the details below show."
+        # fix pass 242 (read r241 #2: the 1.87 came without the s and mu it comes from): m(s) of the section's opening,
+        # YaRN's 0.1 ln s + 1 (V3's mu is 1, so its factor is m(s)), at V3's `factor` 40 (checked below)
+        " {one}, yet each of DeepSeek-V3's logits is multiplied by about {by}. That is the square of $m(s)$ at its"
+        " `factor` of 40. Their files set both numbers through two fields, `mscale` and `mscale_all_dim`, and the"
+        " `factor`, as the details below show."
     )
     # fix pass 241 (read r240 #1, again the page's hardest place, as r225, r234 and r239 found it: one family's
     # mechanism on the main line): the main line keeps the move, its consequence (1 on cos and sin) and the size
@@ -3767,7 +3771,7 @@ def test_temperature_main_line_says_deepseek_moves_the_sharpening_to_the_softmax
     # decided at fix pass 230 (read r228 #3 asked for the two fields on the main line again, as r223 did; r225 asked
     # for them off): they stay in the block, once and for all. The main line's four sentences stand without them:
     # the move (softmax scale, not cos and sin), its consequence (1), the size (1.87) and where the code sets it
-    assert len(re.split(r"(?<=\.) (?=[A-Z])", sentences)) == 3  # three short sentences (fix pass 241)
+    assert len(re.split(r"(?<=\.) (?=[A-Z])", sentences)) == 4  # four short sentences (fix pass 242)
     assert main.count("`mscale_all_dim`") == 1 and "m(s, \\mu)" not in main, main  # by name, the factor in words
     assert all(len(s.split()) <= 22 for s in re.split(r"(?<=\.) (?=[A-Z])", sentences)), sentences
     assert "So, for their released files" not in main and "their own attention factor" not in main

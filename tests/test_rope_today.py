@@ -3350,8 +3350,10 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
         # fix pass 240 (read r236 #1: "far back ... flattens to zero", then a band where the score's mean is not
         # lower, read as a contradiction): "Well before that" places the band before the far fade; "their mean", the
         # block's level
-        "Well before that, between two and four thousand tokens back, xPos mostly damps the score's swings rather than"
-        " lowering their mean; the block below shows it."
+        # fix pass 242 (read r241 #1: the band's numbers are d = 64's): "in this head", the 64-dimension head of the
+        # sentence before
+        "Well before that, in this head between two and four thousand tokens back, xPos mostly damps the score's swings"
+        " rather than lowering their mean; the block below shows it."
     )
     # read r199: the level's sentence scoped to the figure (its head and distances); read r204: moved to the block
     level = "They lie close together, and xPos's is no lower: xPos damps the swings much more than the level."
@@ -4939,7 +4941,9 @@ def test_chapter_matching_key_running_average_and_static_takeaway():
     assert said, "one rounded share, this query's and the random queries' mean, over the distances drawn"
     scope = (
         "That fraction of its peak is not a property of partial rotary: it depends on the distances drawn and on"
-        " $d_{\\text{rot}}$. Over distances 1 to 3999, the fraction averaged over random queries is under a tenth."
+        # fix pass 242 (read r241 #3: 0.12 to 0.14 with 32 to 128 rotated dimensions): scoped to this head's 16
+        " $d_{\\text{rot}}$. With this head's 16 rotated dimensions, over distances 1 to 3999, the fraction averaged"
+        " over random queries is under a tenth."
     )
     assert scope in " ".join(red.split())
     # fix pass 221 (read r220 #2): "share" names only the *Raising the base* section's mean of cosines; this
@@ -5320,6 +5324,13 @@ def test_chapter_opening_names_layout_and_the_factor():
     )
     # read r209: the layout note moved into the opening's block, before the factor
     assert layout in text and layout not in main_line and factor in text and factor not in main_line
+    # fix pass 242 (reads r236 #11 and r241 #5, an omission: the two silent-bug sources had no main-line word): one
+    # sentence names both, in plain words, before the block that explains them
+    silent = (
+        "Two things outside the six also change the scores silently when a port gets them wrong: which dimensions"
+        " form a pair, and the attention factor."
+    )
+    assert " ".join(main_line.split()).count(silent) == 1
     opening = text[: text.index("## A config's position fields")]  # in the opening cell, after the goals
     summary = "<summary>What else the six questions leave out</summary>"
     assert summary in opening and opening.index(summary) < opening.index(layout) < opening.index(factor)
@@ -5531,7 +5542,10 @@ def test_mla_rotary_query_scout_config_refusal_context_shift_and_cohere_order():
         "llama.cpp's context shift, which moves the kept tokens to earlier positions, re-rotates their cached keys in"
         " place this way (`build_rope_shift` in its `src/llama-kv-cache.cpp`)." in text
     )
-    assert "Cohere 2's models, the first of them released before Llama 4, use the same layer pattern, with a sliding window" in text
+    assert (
+        "Cohere 2's models, the first of them released before Llama 4, use the same layer pattern, with a sliding"
+        " window" in text
+    )
     assert "layer pattern before it" not in text
     # the base figure draws thick lines only, as the reading rule says; the wiggle check stays, in the checks cell
     assert "drawn for base $5 \\cdot 10^5$ only" not in text
