@@ -5272,12 +5272,16 @@ def test_worked_example_names_two_costs_of_slowing_pairs():
     # pair 2 by less than dynamic PI's 2 (and by more than 1), and every slow pair by the same 2 as dynamic PI, so the
     # two rules differ in the three fast pairs, all at once
     ((third, last_words),) = re.findall(
-        r"It also slows pair 2, the (third) fast pair, less than dynamic PI does, so these runs do not show (which fast"
+        # fix pass 243 (read r242 #1: pair 2 is fast by 0.3 %, (L - 1) theta_2 = 6.300 against 2 pi; checked below)
+        r"It also slows pair 2, the (third) fast pair, which turns only just over once in training, less than dynamic"
+        r" PI does, so these runs do not show (which fast"
         r" pair's slowing raises the loss)\.$",
         block(COSTS),
     )
     fast = [i for i in range(d // 2) if (L - 1) * float(theta[i]) >= 2 * math.pi]
     assert fast == [0, 1, 2] and {"third": 3}[third] == len(fast), fast
+    turns_2 = (L - 1) * float(theta[2]) / (2 * math.pi)  # "only just over once": 1.003 turns over 0 to L - 1
+    assert 1 < turns_2 < 1.01, turns_2
     pi_rule, pi_len = experiment_scaling(config, "pi", 2 * L)
     yarn_rule, yarn_len = experiment_scaling(config, "yarn", 2 * L)
     by_pi = theta / pi_rule.inv_freq(d, seq_len=pi_len)[0].double()
@@ -7797,9 +7801,21 @@ def test_float32_angles_row_quotes_chapter_4s_rule():
     )
     (rule,) = re.findall(
         r"^Since the bound on the error of \*float32 angles\* grows with the position, chapter 4's rule is: (form the"
-        r" angles in float64 and keep the cos and sin tables and the rotation in float32)\.$",
+        r" angles in float64 and keep the cos and sin tables and the rotation in float32)\. Transformers' Llama code"
+        # fix pass 243 (read r242 #5, an omission: transformers departs from the rule): checked below in its source
+        r" forms the angles in float32 and rounds cos and sin to the activations' dtype, so in a bfloat16 model its"
+        r" rotation runs in bfloat16\.$",
         block("Chapter 4's rule for float32 angles"),
     )
+    from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding, apply_rotary_pos_emb
+
+    forward = inspect.getsource(LlamaRotaryEmbedding.forward)
+    assert "freqs = position_ids[..., None].float() * self.inv_freq.to(device=x.device, dtype=torch.float)" in forward
+    assert "return cos.to(dtype=x.dtype), sin.to(dtype=x.dtype)" in forward, forward
+    q = torch.randn(1, 2, 3, 8, dtype=torch.bfloat16)  # bfloat16 activations and tables: the rotation's dtype
+    rotary = LlamaRotaryEmbedding(transformers.LlamaConfig(hidden_size=16, num_attention_heads=2))
+    cos, sin = rotary(q, torch.arange(3)[None])
+    assert cos.dtype == torch.bfloat16 and apply_rotary_pos_emb(q, q, cos, sin)[0].dtype == torch.bfloat16
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     maths = raw[raw.index("(glossary-maths)=") : raw.index("(glossary-longer)=")]
     assert "<details><summary>Chapter 4's rule for float32 angles</summary>" in maths  # the row's section

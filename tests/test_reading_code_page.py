@@ -173,8 +173,10 @@ def test_porting_snippet_runs_as_pasted_on_gemma_3_and_llama():
     # right under the snippet says what the check leaves out
     # (test_port_check_compares_cos_and_sin_with_the_loaded_model)
     leaves = (
-        "This checks the tables only. A wrong layout or a wrong `rotate_half` shows only in the rotated queries and"
-        " keys, so compare those with the loaded model's too."
+        # fix pass 243 (read r242 #1: a port that builds an interleaved table has other cos and sin, which the check
+        # does catch; what it cannot see is right tables used with the wrong pairing)
+        "This checks the tables only. Right tables used with the wrong pairing of dimensions, a wrong layout or a wrong"
+        " `rotate_half`, show only in the rotated queries and keys, so compare those with the loaded model's too."
     )
     assert " ".join(after.split()).startswith(leaves), after[:120]
     after = after[after.index("too.\n\n") + len("too.\n\n") :]
@@ -3747,8 +3749,9 @@ def test_temperature_main_line_says_deepseek_moves_the_sharpening_to_the_softmax
         # fix pass 242 (read r241 #2: the 1.87 came without the s and mu it comes from): m(s) of the section's opening,
         # YaRN's 0.1 ln s + 1 (V3's mu is 1, so its factor is m(s)), at V3's `factor` 40 (checked below)
         " {one}, yet each of DeepSeek-V3's logits is multiplied by about {by}. That is the square of $m(s)$ at its"
-        " `factor` of 40. Their files set both numbers through two fields, `mscale` and `mscale_all_dim`, and the"
-        " `factor`, as the details below show."
+        # fix pass 243 (read r242 #3: "both numbers" had no clear referent)
+        " `factor` of 40. Their files set the 1 and the sharpening through two fields, `mscale` and `mscale_all_dim`,"
+        " and the `factor`, as the details below show."
     )
     # fix pass 241 (read r240 #1, again the page's hardest place, as r225, r234 and r239 found it: one family's
     # mechanism on the main line): the main line keeps the move, its consequence (1 on cos and sin) and the size
@@ -4306,12 +4309,20 @@ def test_yarn_worked_dict_gpt_oss_bands_and_attention_factor():
         "gpt-oss's attention also differs from Llama's in two ways. Its `layer_types` alternate sliding-window and"
         " full-attention layers; in a sliding-window layer, each query sees itself and the 127 tokens before it, 128"
         " in all, the file's `sliding_window`. Each head also adds a *learned sink* to its softmax: one learned logit"
-        " with no key, value or position." in block
+        " with no key, value or position. The attention factor's square multiplies the keys' logits but not the"
+        " sink's, so in gpt-oss it also moves weight between the keys and the sink." in block
     )
     glossary = " ".join((ROOT / "book" / "glossary.md").read_text(encoding="utf-8").split())
     assert "| learned sink |" in glossary  # the italic term is a glossary row
     from transformers.masking_utils import and_masks, causal_mask_function, sliding_window_overlay
     from transformers.models.gpt_oss import modeling_gpt_oss
+
+    # fix pass 243 (read r242b #1: "a softmax temperature of 1/m^2" overstated gpt-oss's case): transformers' eager
+    # attention scales q . k (whose q and k carry m through cos and sin), then appends the sink's raw logit
+    eager = " ".join(inspect.getsource(modeling_gpt_oss.eager_attention_forward).split())
+    scaled = "attn_weights = torch.matmul(query, key_states.transpose(2, 3)) * scaling"
+    appended = "combined_logits = torch.cat([attn_weights, sinks], dim=-1)"
+    assert scaled in eager and appended in eager and eager.index(scaled) < eager.index(appended)
 
     assert config.sliding_window == 128 == oss["extra"]["sliding_window"]
     kinds = config.layer_types
@@ -4794,6 +4805,38 @@ def test_inv_freq_is_built_not_loaded(tmp_path):
         assert not torch.allclose(rebuilt.inv_freq, built), scaling  # a new build reads the edit
 
 
+def test_assigning_rope_scaling_drops_the_base():
+    """The loading pitfalls' bullet (fix pass 243, read r242b #7, an omission): "Assigning a dict to
+    `config.rope_scaling` on a built configuration, as transformers-4 code did, replaces all of `rope_parameters`: its
+    `rope_theta` becomes None, with only a `FutureWarning`, and building the model then fails with a `TypeError`. Pass
+    the dict to the configuration's constructor instead, or set `rope_parameters` with `rope_theta` in it." Run on
+    transformers 5.24's LlamaConfig: the assignment warns, the base is lost and the build raises; the constructor and
+    a full `rope_parameters` keep the base."""
+    pytest.importorskip("transformers", minversion="5.24")  # the book's version
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    said = (
+        "- Assigning a dict to `config.rope_scaling` on a built configuration, as transformers-4 code did, replaces all"
+        " of `rope_parameters`: its `rope_theta` becomes None, with only a `FutureWarning`, and building the model then"
+        " fails with a `TypeError`. Pass the dict to the configuration's constructor instead, or set `rope_parameters`"
+        " with `rope_theta` in it."
+    )
+    assert said in _collapsed("Loading pitfalls in transformers 5.24")
+    tiny = dict(vocab_size=32, hidden_size=32, intermediate_size=32, num_hidden_layers=1, num_attention_heads=2)
+    linear = {"rope_type": "linear", "factor": 2.0}
+    config = LlamaConfig(**tiny)
+    with pytest.warns(FutureWarning, match="rope_scaling"):
+        config.rope_scaling = dict(linear)
+    assert config.rope_parameters["rope_theta"] is None and config.rope_parameters["factor"] == 2.0
+    with pytest.raises(TypeError):
+        LlamaForCausalLM(config)
+    built = LlamaConfig(**tiny, rope_scaling=dict(linear))  # the constructor merges the dict with the base
+    assert built.rope_parameters["rope_theta"] == 10_000.0
+    full = LlamaConfig(**tiny)
+    full.rope_parameters = {**linear, "rope_theta": 10_000.0}
+    assert LlamaForCausalLM(full).model.rotary_emb.rope_type == "linear"
+
+
 def test_port_check_compares_cos_and_sin_with_the_loaded_model():
     """Porting transformers-4 code (read r203, an omission: the page said where to read the settings but not how to
     confirm a port): "To confirm a port, compare your cos and sin with the loaded model's at a few positions above L. A
@@ -4973,7 +5016,8 @@ def test_port_check_compares_cos_and_sin_with_the_loaded_model():
     assert (  # the comment sits on its own line (ruff formats the page's code blocks)
         # fix pass 226 (read r225 #1: a `dynamic` file that also has original_max_position_embeddings switches at
         # the declared length, so the check's L must be that; checked below on such a file)
-        "# where the rule switches: L, or the declared length without it; `dynamic` always reads the declared length\n"
+        # fix pass 243 (read r242b #2: "where the rule switches" read as `llama3` switching at L; static rules do not)
+        "# L, where `longrope` and `dynamic` switch; without L, and always for `dynamic`, the declared length\n"
         "declared = rotary.config.max_position_embeddings\n"
         'L = declared if rope["rope_type"] == "dynamic" else rope.get("original_max_position_embeddings", declared)\n'
     ) in code
