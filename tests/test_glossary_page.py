@@ -5273,8 +5273,9 @@ def test_worked_example_names_two_costs_of_slowing_pairs():
     # two rules differ in the three fast pairs, all at once
     ((third, last_words),) = re.findall(
         # fix pass 243 (read r242 #1: pair 2 is fast by 0.3 %, (L - 1) theta_2 = 6.300 against 2 pi; checked below)
-        r"It also slows pair 2, the (third) fast pair, which turns only just over once in training, less than dynamic"
-        r" PI does, so these runs do not show (which fast"
+        # fix pass 244 (read r243b #1: "less than dynamic PI does" read as modifying "turns"): its own sentence
+        r"It also slows pair 2, the (third) fast pair, less than dynamic PI does; that pair turns only just over once"
+        r" in training\. So these runs do not show (which fast"
         r" pair's slowing raises the loss)\.$",
         block(COSTS),
     )
@@ -6638,7 +6639,8 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
     costs = block("Slowing pairs has costs: what chapter 8 measured")
     # the setup, then one sentence per cost, then dynamic YaRN's contrast with dynamic PI, and what that contrast does
     # not isolate (test_worked_example_names_two_costs_of_slowing_pairs)
-    assert "and finds two costs. With `factor` fixed at" in costs and costs.count(". ") == 4
+    # fix pass 244: the pair-2 clause is a sentence of its own (read r243b #1), one more ". "
+    assert "and finds two costs. With `factor` fixed at" in costs and costs.count(". ") == 5
     assert (
         "*Dynamic YaRN* keeps pairs 0 and 1, the two fastest, and its loss there is about 0.73, *fine*,"
         " with or without its attention factor. It also slows pair 2," in costs

@@ -3748,10 +3748,12 @@ def test_temperature_main_line_says_deepseek_moves_the_sharpening_to_the_softmax
         " through cos and sin. With their released files, transformers' attention factor, `attention_scaling`, reads"
         # fix pass 242 (read r241 #2: the 1.87 came without the s and mu it comes from): m(s) of the section's opening,
         # YaRN's 0.1 ln s + 1 (V3's mu is 1, so its factor is m(s)), at V3's `factor` 40 (checked below)
-        " {one}, yet each of DeepSeek-V3's logits is multiplied by about {by}. That is the square of $m(s)$ at its"
+        # fix pass 244 (read r243 #2: DeepSeek's reference code applies it only above its original length, so the
+        # 1.87 is transformers')
+        " {one}, yet its DeepSeek code multiplies each of V3's logits by about {by}. That is the square of $m(s)$ at"
         # fix pass 243 (read r242 #3: "both numbers" had no clear referent)
-        " `factor` of 40. Their files set the 1 and the sharpening through two fields, `mscale` and `mscale_all_dim`,"
-        " and the `factor`, as the details below show."
+        " its `factor` of 40. Their files set the 1 and the sharpening through two fields, `mscale` and"
+        " `mscale_all_dim`, and the `factor`, as the details below show."
     )
     # fix pass 241 (read r240 #1, again the page's hardest place, as r225, r234 and r239 found it: one family's
     # mechanism on the main line): the main line keeps the move, its consequence (1 on cos and sin) and the size
