@@ -3743,17 +3743,14 @@ def test_temperature_main_line_says_deepseek_moves_the_sharpening_to_the_softmax
     # function name): the lesson, the 1 beside the 1.87, comes second, right after the move; the fields, the factor,
     # the ratio and the square follow, one step a sentence, as decided at pass 232 (r223, r228, r230, r231 asked for
     # the cause on the main line; r225, r234 and r239 for the fields off): the order changes, not the content
+    # fix pass 245 (reads r239-r243: every read named this paragraph among the page's hardest, most asking for less
+    # mechanism; r223-r231 had asked for the cause of the 1, which the first sentence gives): three short sentences,
+    # the move, its consequence for `attention_scaling`, and the size in transformers' DeepSeek code; the two fields,
+    # m(s) at `factor` 40, the ratio and `yarn_apply_mscale` are the block's (checked below)
     sentences = (
         "DeepSeek-V2 and V3 sharpen attention through the softmax scale, the $1/\\sqrt d$ on $q \\cdot k$, not"
-        " through cos and sin. With their released files, transformers' attention factor, `attention_scaling`, reads"
-        # fix pass 242 (read r241 #2: the 1.87 came without the s and mu it comes from): m(s) of the section's opening,
-        # YaRN's 0.1 ln s + 1 (V3's mu is 1, so its factor is m(s)), at V3's `factor` 40 (checked below)
-        # fix pass 244 (read r243 #2: DeepSeek's reference code applies it only above its original length, so the
-        # 1.87 is transformers')
-        " {one}, yet its DeepSeek code multiplies each of V3's logits by about {by}. That is the square of $m(s)$ at"
-        # fix pass 243 (read r242 #3: "both numbers" had no clear referent)
-        " its `factor` of 40. Their files set the 1 and the sharpening through two fields, `mscale` and"
-        " `mscale_all_dim`, and the `factor`, as the details below show."
+        " through cos and sin. So with their released files, transformers' attention factor, `attention_scaling`,"
+        " reads {one}. Its DeepSeek code still multiplies each of V3's logits by about {by}, as the details below show."
     )
     # fix pass 241 (read r240 #1, again the page's hardest place, as r225, r234 and r239 found it: one family's
     # mechanism on the main line): the main line keeps the move, its consequence (1 on cos and sin) and the size
@@ -3776,14 +3773,14 @@ def test_temperature_main_line_says_deepseek_moves_the_sharpening_to_the_softmax
     # decided at fix pass 230 (read r228 #3 asked for the two fields on the main line again, as r223 did; r225 asked
     # for them off): they stay in the block, once and for all. The main line's four sentences stand without them:
     # the move (softmax scale, not cos and sin), its consequence (1), the size (1.87) and where the code sets it
-    assert len(re.split(r"(?<=\.) (?=[A-Z])", sentences)) == 4  # four short sentences (fix pass 242)
-    assert main.count("`mscale_all_dim`") == 1 and "m(s, \\mu)" not in main, main  # by name, the factor in words
+    assert len(re.split(r"(?<=\.) (?=[A-Z])", sentences)) == 3  # three short sentences (fix pass 245)
+    assert main.count("`mscale_all_dim`") == 0 and "m(s, \\mu)" not in main, main  # fix pass 245: the block's
     assert all(len(s.split()) <= 22 for s in re.split(r"(?<=\.) (?=[A-Z])", sentences)), sentences
     assert "So, for their released files" not in main and "their own attention factor" not in main
     assert "a factor like" not in main and "second such factor" not in main  # read r203: said as a formula and a ratio
     # read r204: no two-argument m on the main line (read r209 brought back the two field names and the ratio)
     assert "m(s, \\mu)" not in main, main
-    assert main.index("through the softmax scale") < main.index("`attention_scaling`, reads 1, yet")
+    assert main.index("through the softmax scale") < main.index("`attention_scaling`, reads 1. Its DeepSeek code")
     assert main.index("the *attention factor* $m$") < main.index("transformers' attention factor, `attention_scaling`")
     after = page[page.index(main) + len(main) :]
     assert after.startswith("<details><summary>Details: the attention factor, partial rotary, Phi-3, and how DeepSeek")
