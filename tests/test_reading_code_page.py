@@ -1271,7 +1271,9 @@ def test_transformers_dynamic_l_is_the_stored_length():
     stated = (
         # fix pass 232 (read r231 #4: the paragraph above is the method, with L the trained length; this one is
         # transformers' code): "differs in one way" marks the switch
-        "Transformers' dynamic NTK, `dynamic`, differs from this description in one way: it takes its $L$ from"
+        # fix pass 246 (read r245 #1: "in one way" overstated it; the details block gives two more, the largest
+        # factor kept and the highest position as the length): "most in one way"
+        "Transformers' dynamic NTK, `dynamic`, differs from this description most in one way: it takes its $L$ from"
         " `max_position_embeddings`, the declared length. So if a file declares more than the trained length,"
         " `dynamic` leaves the inputs between the two unscaled."
     )
@@ -3162,8 +3164,9 @@ def test_bfloat16_section_tells_the_two_errors_apart():
         # rounding enters: what its error grows with", the table's first two columns, then the reason
         # fix pass 219 (read r218 #3, named hardest: the bullets were label fragments): each bullet is one full
         # sentence, "if <where rounding enters>, <what errs>, <reason or growth>"; the load paths precede the list
-        "- If `model.to` rounds the frequencies, a score's angle errs in proportion to the key's distance back, since"
-        " query and key share each rounded frequency.",
+        # fix pass 246 (read r245b #2: the step that makes it plain, distance times the rounding error, was missing)
+        "- If `model.to` rounds the frequencies, a score's angle errs by the key's distance back times the frequency's"
+        " rounding error, since query and key share each rounded frequency.",
         # each angle's error is at most a fixed share of the angle, so it grows with the position (checked below)
         "- If your own code forms the angles in bfloat16, each angle errs by up to a fixed fraction of itself, so the"
         " error grows with the position.",
@@ -3749,8 +3752,11 @@ def test_temperature_main_line_says_deepseek_moves_the_sharpening_to_the_softmax
     # m(s) at `factor` 40, the ratio and `yarn_apply_mscale` are the block's (checked below)
     sentences = (
         "DeepSeek-V2 and V3 sharpen attention through the softmax scale, the $1/\\sqrt d$ on $q \\cdot k$, not"
-        " through cos and sin. So with their released files, transformers' attention factor, `attention_scaling`,"
-        " reads {one}. Its DeepSeek code still multiplies each of V3's logits by about {by}, as the details below show."
+        # fix pass 246 (reads r245 #2 and r245b #1: the 1 and the 1.87 read as a contradiction): the third sentence
+        # says where the sharpening sits, and the 1 is named as the factor on cos and sin
+        " through cos and sin. So with their released files, transformers' `attention_scaling`, the factor on cos and"
+        " sin, reads {one}. The sharpening sits in the softmax scale instead: transformers' DeepSeek code multiplies"
+        " each of V3's logits by about {by}."
     )
     # fix pass 241 (read r240 #1, again the page's hardest place, as r225, r234 and r239 found it: one family's
     # mechanism on the main line): the main line keeps the move, its consequence (1 on cos and sin) and the size
@@ -3780,8 +3786,8 @@ def test_temperature_main_line_says_deepseek_moves_the_sharpening_to_the_softmax
     assert "a factor like" not in main and "second such factor" not in main  # read r203: said as a formula and a ratio
     # read r204: no two-argument m on the main line (read r209 brought back the two field names and the ratio)
     assert "m(s, \\mu)" not in main, main
-    assert main.index("through the softmax scale") < main.index("`attention_scaling`, reads 1. Its DeepSeek code")
-    assert main.index("the *attention factor* $m$") < main.index("transformers' attention factor, `attention_scaling`")
+    assert main.index("through the softmax scale") < main.index("the factor on cos and sin, reads 1. The sharpening")
+    assert main.index("the *attention factor* $m$") < main.index("transformers' `attention_scaling`, the factor on cos")
     after = page[page.index(main) + len(main) :]
     assert after.startswith("<details><summary>Details: the attention factor, partial rotary, Phi-3, and how DeepSeek")
     block = after[: after.index("</details>")]
@@ -4515,7 +4521,7 @@ def test_opening_excerpt_condenses_llamas_rope_path():
     rest = page[page.index("Read these fields first:") :]
     for heading, explained in (
         ("## bfloat16 frequencies", "- On transformers' float32 path, float32 rounds the frequencies and the angles,"),
-        ("## Temperature rules", "transformers' attention factor, `attention_scaling`, reads 1"),
+        ("## Temperature rules", "transformers' `attention_scaling`, the factor on cos and sin, reads 1"),
         ("## Notes for reading code", "Transformers' Llama code pairs the two halves of a head with `rotate_half`"),
     ):
         assert explained in _section_main_line(rest, heading), heading
