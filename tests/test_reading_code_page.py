@@ -1338,7 +1338,10 @@ def test_transformers_dynamic_l_is_the_stored_length():
         " fastest, and more the longer the input."
     )
     assert lead in section and section.index(lead) < section.index("declared length")
-    assert "1 + s(" not in section, section
+    # fix pass 247 (reads r243b #2, r245b #3, r246 #2 and r246b #2: "nine" came without its source): the block's
+    # formula joins the main line's example, where it gives the nine (checked in
+    # test_dynamic_main_line_shows_the_fixed_divisor_at_short_inputs_and_the_dynamic_formula, against transformers)
+    assert section.count("$1 + s(\\ell/L - 1)$") == 1, section
     assert "| rule |" not in section and "effective factor" not in section  # read r183: the block's
     first = page[page.index("<details>", start) :]
     first = first[: first.index("</details>")]
@@ -1597,8 +1600,8 @@ def test_dynamic_main_line_shows_the_fixed_divisor_at_short_inputs_and_the_dynam
         # fix pass 227 (read r226 #1: the section's lesson, a divisor far above the stretch, was the block's alone):
         # the block's 9 and 2 at 2L, in words (`by` and `fixed` below)
         # read r228 #1: divided by 2, 2L positions reach (L - 1/2) theta, half a position past training's (L - 1) theta
-        " With a `factor` of eight, at $2L$ it divides the slowest pair by nine, though two would keep its angles"
-        " about as far as in training."
+        " With a `factor` $s$ of eight, at $2L$ it divides the slowest pair by $1 + s(\\ell/L - 1)$, nine, though two"
+        " would keep its angles about as far as in training."
     )
     lesson = "A *static* rule gives each pair one divisor for its frequency, used at every input length."
     assert main.index(lesson) < main.index(example) < main.index(dynamic_said) < main.index("declared length"), main
@@ -3756,7 +3759,8 @@ def test_temperature_main_line_says_deepseek_moves_the_sharpening_to_the_softmax
         # says where the sharpening sits, and the 1 is named as the factor on cos and sin
         " through cos and sin. So with their released files, transformers' `attention_scaling`, the factor on cos and"
         " sin, reads {one}. The sharpening sits in the softmax scale instead: transformers' DeepSeek code multiplies"
-        " each of V3's logits by about {by}."
+        " each of V3's logits by about {by}. That is the square of $m(s)$ at its `factor` of 40."
+        # fix pass 247 (reads r241 #2 and r246 #1: the 1.87's inputs): m(s), the section's YaRN factor, V3's mu being 1
     )
     # fix pass 241 (read r240 #1, again the page's hardest place, as r225, r234 and r239 found it: one family's
     # mechanism on the main line): the main line keeps the move, its consequence (1 on cos and sin) and the size
@@ -3779,7 +3783,7 @@ def test_temperature_main_line_says_deepseek_moves_the_sharpening_to_the_softmax
     # decided at fix pass 230 (read r228 #3 asked for the two fields on the main line again, as r223 did; r225 asked
     # for them off): they stay in the block, once and for all. The main line's four sentences stand without them:
     # the move (softmax scale, not cos and sin), its consequence (1), the size (1.87) and where the code sets it
-    assert len(re.split(r"(?<=\.) (?=[A-Z])", sentences)) == 3  # three short sentences (fix pass 245)
+    assert len(re.split(r"(?<=\.) (?=[A-Z])", sentences)) == 4  # four short sentences (fix pass 247)
     assert main.count("`mscale_all_dim`") == 0 and "m(s, \\mu)" not in main, main  # fix pass 245: the block's
     assert all(len(s.split()) <= 22 for s in re.split(r"(?<=\.) (?=[A-Z])", sentences)), sentences
     assert "So, for their released files" not in main and "their own attention factor" not in main
