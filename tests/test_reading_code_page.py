@@ -4605,10 +4605,16 @@ def test_opening_names_the_partial_rotary_split():
     opening = _section_main_line(page, "## Notes for reading code")  # read r206: the excerpt's new place
     # read r211: which part, and what happens to the rest (transformers' GPT-NeoX: q[..., :rotary_ndims] rotated,
     # q[..., rotary_ndims:] passed through; checked in the partial-rotary tests)
+    # fix pass 248 (read r247 #1: "such as GPT-NeoX" read as every partial-rotary model's layout; DeepSeek's MLA
+    # concatenates its rotated part last, q = cat(q_nope, q_pe), checked below in transformers' DeepSeek-V3 code)
     sentence = (
-        "Partial-rotary models, such as GPT-NeoX, rotate the first part of each query and key and pass the rest through"
-        " unchanged."
+        "Partial-rotary models in GPT-NeoX's style rotate the first part of each query and key and pass the rest"
+        " through unchanged. DeepSeek's MLA puts its rotated part last instead."
     )
+    from transformers.models.deepseek_v3 import modeling_deepseek_v3 as ds3
+
+    mla = " ".join(inspect.getsource(ds3.DeepseekV3Attention.forward).split())
+    assert "query_states = torch.cat((q_pass, q_rot), dim=-1)" in mla, mla
     code = _snippet("def rotate_half(x):")
     after = opening[opening.index(code.split()[-1]) :]
     # read r206: right after the code, then the layouts' paragraph
