@@ -3890,8 +3890,8 @@ def test_a_low_passkey_score_sits_beside_a_penalty_past_the_trained_range():
     # fix pass 244 (read r243b #4: KERPLE's seed 3 finds 100 % 496 back against 98.4 % at random distances; the
     # asserts below compare the five-seed means)
     compared = (
-        "On the five-seed means, passkeys 496 back are no easier to find than at random distances, and harder"
-        + (" for ALiBi.")
+        "On the five-seed means, passkeys 496 back are no easier to find than at random distances, and harder for"
+        " ALiBi."
     )
     assert flat_main.index(terms) < flat_main.index(caption) < flat_main.index("| no position encoding |")
     fixed8, random8 = summarize(full8, "passkey_by_distance"), summarize(full8, "passkey")

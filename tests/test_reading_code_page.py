@@ -4780,17 +4780,10 @@ def test_inv_freq_is_built_not_loaded(tmp_path):
     pitfalls = _collapsed("Loading pitfalls in transformers 5.24")
     assert said in pitfalls
     old = _tiny_llama({"rope_type": "default", "rope_theta": 10_000.0}, stored=1024)
-    tensors = {k: v.contiguous() for k, v in old.state_dict().items()}
+    tensors = dict(old.state_dict())  # an older checkpoint: the weights plus a per-layer inv_freq, in a .bin file
     tensors["model.layers.0.self_attn.rotary_emb.inv_freq"] = torch.full_like(old.model.rotary_emb.inv_freq, 7.0)
     old.config.save_pretrained(tmp_path / "old")
-    header, blobs, offset = {}, [], 0  # a safetensors file: 8-byte header length, a JSON header, the raw bytes
-    for key, value in tensors.items():
-        blob = value.float().numpy().tobytes()
-        header[key] = {"dtype": "F32", "shape": list(value.shape), "data_offsets": [offset, offset + len(blob)]}
-        blobs.append(blob)
-        offset += len(blob)
-    head = json.dumps(header).encode()
-    (tmp_path / "old" / "model.safetensors").write_bytes(len(head).to_bytes(8, "little") + head + b"".join(blobs))
+    torch.save(tensors, tmp_path / "old" / "pytorch_model.bin")
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         loaded, info = LlamaForCausalLM.from_pretrained(tmp_path / "old", output_loading_info=True)
