@@ -1325,9 +1325,7 @@ def test_llama_31_and_deepseek_v3_trained_past_their_scalings_start():
     multiplier = 0.1 * math.log(ds_["factor"]) + 1
     assert math.isclose(ds3.yarn_apply_mscale(ds_, 1.0), multiplier**2, rel_tol=1e-12) and multiplier > 1
     reading_ = " ".join((ROOT / "book" / "reading_code.md").read_text(encoding="utf-8").split())
-    assert "DeepSeek-V2 and V3 use $m(s, \\mu) = 0.1\\,\\mu \\ln s + 1$ and put its square on the softmax scale." in (
-        reading_
-    )
+    assert "They use $m(s, \\mu) = 0.1\\,\\mu \\ln s + 1$ and put its square on the softmax scale." in reading_
     assert "`llama3`" not in main and "original_max_position_embeddings" not in main  # the block's
     (first_llama, first_deepseek, longest_k) = (int(v) for v in (first_llama, first_deepseek, longest_k))
     stated = {"llama-3.1-8b": (first_llama, longest_k), "deepseek-v3": (first_deepseek, longest_k)}
@@ -2347,9 +2345,7 @@ def test_the_code_block_points_to_reading_model_code_for_partial_rotary_and_qk_n
     assert "`from_pretrained(..., dtype=torch.bfloat16)` keeps them in float32. Prefer the latter," in reading
     assert "It also covers positions at run time: `position_ids`, left padding and packed documents." in text
     run_time = reading[reading.index("## Positions at run time") : reading.index("## Notes for reading code")]
-    assert (
-        "Left-padding shifts a padded row's positions up by its pad count, unless you pass `position_ids`" in run_time
-    )
+    assert "Without `position_ids`, left-padding shifts a padded row's positions up by its pad count." in run_time
     assert (
         "| packed documents, as torchtune's `PackedDataset` and transformers' `DataCollatorWithFlattening` write them"
         " | each document from 0 |" in run_time

@@ -1557,6 +1557,9 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
         " nearest keys from query 511 than from query 63."
         # fix pass 220 (read r219 #2): the paragraph ends on the measured point; the untested guess is the block's
         # (guess, below)
+        # fix pass 249 (reads r245 #1 and r245b: the size of the drop was the appendix's alone): the drawn head's
+        # share, asserted in the figure's cell from the same saved curves, as the appendix's cell 70 prints it
+        " In the head drawn below, their share falls from about nine tenths to seven tenths."
     )
     lesson_r218 = (
         "In chapter 8's trained FIRE models, query 511 gives its own token and the key one back less weight, taken"
@@ -1610,8 +1613,8 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
     # four sentences (read r202: r200's sixth, the untested guess on why the lift may matter, is the block's; read
     # r203: the conclusion opens the paragraph, so it is not said again at its end)
     assert (
-        len(re.findall(r"[.:;] (?=[A-Z])", lesson)) + 1 == 4
-    )  # fix pass 221: the weight moved, the fall with u, the lift, the key one back and the own token
+        len(re.findall(r"[.:;] (?=[A-Z])", lesson)) + 1 == 5
+    )  # fix pass 221: the weight moved, the fall with u, the lift, the key one back, the own token; 249: its size
     assert "Yes: in every trained head" not in text and "For example, query 511 gives the key 8 back" not in text
     assert "The starting values predict this same shift" not in text and "every trained head shows it" not in text
     assert "In each, the saved bias falls" not in text and "treats a key as far back" not in text

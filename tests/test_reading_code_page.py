@@ -100,7 +100,9 @@ def test_porting_snippet_runs_as_pasted_on_gemma_3_and_llama():
     from transformers.models.auto.configuration_auto import CONFIG_MAPPING
 
     code = _snippet("get_text_config()")
-    assert "layer_idx" not in code and "for layer_type in sorted(set(text.layer_types)) if nested" in code
+    # fix pass 249 (read r248 #8: a conditional inside the `for` header was hard to parse): the kinds named first
+    assert "layer_idx" not in code and "kinds = sorted(set(text.layer_types)) if nested" in code
+    assert "for layer_type in kinds:" in code
     assert _port(code, transformers.LlamaConfig()) == {"all layers": (10000.0, 1.0, "default", False)}
     gemma = transformers.Gemma3Config().get_text_config()
     assert set(gemma.layer_types) == {"sliding_attention", "full_attention"}
@@ -424,9 +426,17 @@ def test_temperature_is_one_over_the_logit_multiplier():
     instead."""
     page = _page()
     main = _section_main_line(page, "## Temperature rules")
-    temperature = "This is a softmax *temperature* of $1/m^2$, below 1, which sharpens attention."
+    # fix pass 249: "This is" named what it referred to, the multiplication by m^2 (the query scales' block compares
+    # its scale with it)
+    temperature = (
+        "Multiplying every logit by $m^2$ is a softmax *temperature* of $1/m^2$, below 1, which sharpens attention."
+    )
     display = "$$\\cos, \\sin \\;\\times\\; m \\qquad\\Rightarrow\\qquad \\text{logit} \\;\\times\\; m^2$$ "
-    assert display + temperature in main, main  # "This" is the logit's multiplier m^2, displayed just before
+    assert display + temperature in main, main  # the logit's multiplier m^2, displayed just before
+    # structural pass 249: one number on the main line, m(8)^2 for the worked configuration's s = 8 (the block derives
+    # it), from the formula the sentence before gives
+    example = "With $s = 8$, each logit is multiplied by about 1.46."
+    assert example in main and f"{(0.1 * math.log(8) + 1) ** 2:.2f}" == "1.46"
     assert "dividing it by a" not in page  # the double inversion is gone
     assert "- An unscaled model's temperature is 1." in page
     # "which sharpens attention": logits divided by a temperature below 1 give a softmax with a higher top weight and a
@@ -544,12 +554,14 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     # the rule after the who-fills table, then its reason (read r177): the offsets stay, RoPE's scores depend only on
     # them, so rounding only; the mask keeps the real tokens from the pads (checked in
     # test_reading_code_live_values_and_positions)
-    rule = "Left-padding shifts a padded row's positions up by its pad count, unless you pass `position_ids`."
+    # structural pass 249 (reads r248 #9 and r248b #4: "the mask alone would keep the scores right" told a Llama user
+    # that `position_ids` did not matter, between the advice and the cases): the shift's effect on plain RoPE in two
+    # sentences, with the mask as their condition, and no sentence that argues against the advice
+    rule = "Without `position_ids`, left-padding shifts a padded row's positions up by its pad count."
     lead = (
-        rule + " With the `attention_mask`, for plain RoPE and static rules such as `llama3`, the shift changes the"
-        " scores only by rounding. It"
-        " adds the same count to every position, so no offset between a query and a key changes. RoPE's scores depend"
-        " only on those offsets, and the mask hides the pads from the real tokens."
+        rule + " For plain RoPE and static rules such as `llama3`, the shift changes the scores only by rounding, as"
+        " long as the mask hides the pads. It adds the same count to every position, and RoPE's scores depend only on"
+        " the offsets between positions."
     )
     assert lead in section, section[:900]
     assert section.index("| `generate` | each row from its first real token |") < section.index(rule)
@@ -586,13 +598,15 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     # read as three models of that kind (Ministral 3's scale does read them); the term is defined on the temperature
     # section's main line instead, where the other query-side scalings are, well before the list uses it
     # read r212: the scales' scope (Llama 4's NoPE layers) and purpose, in the sentence that defines them
+    # structural pass 249 (reads r248 #1 and r248b #2: the query-scale paragraph was evidence on the main line, and
+    # "acts as a temperature" clashed with the page's temperature 1/m^2): the main line names the models and the term;
+    # the paragraph opens the query scales' block, where the scale lowers the temperature
     scales = (
         # read r215: Llama 4's scale needs `attn_temperature_tuning` (modeling_llama4.py), so the condition is said
-        "Some models also multiply queries by *query scales*, which grow in steps with the position. Llama 4 does so in"
-        " its layers without RoPE, when `attn_temperature_tuning` is on. Ministral 3 and Mistral 4 do so in every"
-        " layer, by an amount that `llama_4_scaling_beta` in `rope_parameters` sets. Like the attention factor, a query"
-        " scale multiplies its query's logits, so it acts as a temperature. Far into a long input, attention then"
-        " spreads less than it would without the scale."
+        "A query scale multiplies its query's logits, as the attention factor's square does, so it lowers the softmax"
+        " temperature. Far into a long input, attention then spreads less than it would without the scale. Llama 4"
+        " scales its queries, rather than cos and sin, only in its layers without RoPE and only with its"
+        " `attn_temperature_tuning` on."
     )
     # read r207 (the section's hardest place, five reads in a row): the place opens with its lesson, and each item
     # gives its reason in plain words: what `position_ids` do there, or why they cannot help (Llama 4's scale counts
@@ -604,7 +618,6 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     # the block's four cases does: bfloat16 angles p theta_i, the two query scales, the batch's highest position);
     # two of the four they remove (the list's "remove" answers, below); `generate` passes both, so pass both
     # fix pass 225 (read r224 #3: "the mask is what matters", then "`position_ids` matter", read as a reversal)
-    mask_matters = "For these rules, the mask alone would keep the scores right."
     # fix pass 221 (read r220 #2, named hardest: the main line leaned on the block for which cases `position_ids` fix):
     # the lesson names one case they fix of each kind, Ministral 3's query scale and angles formed at low precision
     # (the block's first two items, both "remove"), and says the length rules read the batch's highest position even
@@ -635,12 +648,14 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
         # is removed; "pass both too" had no reason): "follow", "the change", and the reason after "pass both too"
         # fix pass 242 (read r241 #3: "two", then "three", then "pass both"): one count, the three the table's
         # "removed" and "reduced" rows give, and "pass both too" alone after the table
-        "Padding does change the scores where code reads a token's position itself, not just offsets. Four such"
-        " places follow, and `position_ids` remove or reduce the change in three of them:"
+        # structural pass 249 (read r248 #9: "they" and "them" in the rows stood three lines from `position_ids`):
+        # the count as the rows give it, two removed, one reduced, one left, and the rows name `position_ids`
+        "Code that reads a token's position itself, not just offsets, does change the scores. `position_ids` remove"
+        " the change in two such places, reduce it in one and leave it in one:"
     )
     rows = [
-        "| angles your own code forms at low precision | removed: they undo the shift |",
-        "| Ministral 3's and Mistral 4's query scale | removed: the scale reads them |",
+        "| angles your own code forms at low precision | removed: `position_ids` undo the shift |",
+        "| Ministral 3's and Mistral 4's query scale | removed: the scale reads `position_ids` |",
         "| `dynamic` and `longrope`, which set every row's frequencies from the batch's highest position | reduced: the"
         " pads leave that position, but the longest row still sets it |",
         "| Llama 4's query scale | remains: it counts the pads whatever you pass |",
@@ -670,9 +685,10 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     # structural pass 218 (read r217 #1: "In other code" contradicted the block, where `position_ids` remove two of
     # the four cases): the last sentence counts the cases and says how many `position_ids` remove (checked below: the
     # list's "remove" and "leave" answers)
-    answer = " " + table + " `generate` passes both arguments; pass both too."
+    answer = " " + table  # the section's first sentence gives the advice; no second "pass both" (pass 249)
     assert "The block lists four such cases" not in section  # no count the learner must open the block to check
-    assert lead + " " + mask_matters + " " + lesson in section, section  # the mask first, then `position_ids`
+    assert lead + " " + lesson in section, section  # the mask first, then `position_ids`
+    assert "mask alone" not in section and "pass both too" not in section
     assert "In other code" not in section
     cases = "<details><summary>The four cases in detail</summary> "
     assert lesson + answer + " " + cases + lead_in in section  # the lesson first, then the cases' block
@@ -682,7 +698,9 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     assert "When the scores change by more than rounding" not in page
     leads = [merged.index("- " + item) for item in items]
     assert leads == sorted(leads) and merged.count(" - ") == 4, leads
-    assert scales in _section_all_main(page, "## Temperature rules") and page.index(scales) < page.index(merged)
+    query_block = " ".join(_collapsed("Query scales by position: Llama 4, Ministral 3 and Mistral 4").split())
+    assert query_block.split("</summary> ", 1)[1].startswith(scales), query_block[:300]
+    assert page.index("Query scales by position") < page.index(merged)
     # "bfloat16 rounds many positions above 256": 8 significant bits keep every integer up to 256, and from 257 on
     # round some of them, more the larger the position (every other one up to 512, 7 in 8 between 1 024 and 2 048)
     ints = torch.arange(0, 4097, dtype=torch.float64)
@@ -720,7 +738,7 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     assert [verdicts[v] in row for row, (_, v) in zip(in_block_order, listed)] == [True] * 4, rows
     assert "at low precision" in rows[0] and "Ministral 3's" in rows[1] and "`dynamic`" in rows[2]
     assert "Llama 4's query scale" in rows[3] and lesson.endswith(
-        "`position_ids` remove or reduce the change in three of them:"
+        "`position_ids` remove the change in two such places, reduce it in one and leave it in one:"
     )
     assert all(len(s.split()) <= 24 for s in re.split(r"(?<=\.) (?=[A-Z`])", lesson)), lesson
     # "Four things": the lead-in's count is the list's own items; the query scales are items 2 and 3
@@ -737,16 +755,21 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     assert "bfloat16 angles" not in named and "*" not in named, named
     assert page.index("A *dynamic* rule recomputes the divisors from each input's length $\\ell$.") < page.index(merged)
     # read r191: "a step" and "query scale" are said on the main line before the table uses them
-    assert "grow in steps with the position" in scales and "step up early" in named
+    temperature_main = _section_main_line(page, "## Temperature rules")
+    defined = (
+        "Llama 4, Ministral 3 and Mistral 4 by multiplying queries by *query scales* that grow in steps with the"
+        " position."
+    )
+    assert defined in temperature_main and "step up early" in named, temperature_main
     for model in ("Llama 4", "Ministral 3", "Mistral 4"):  # read r209: each model named before the list
-        assert model in scales, model
+        assert model in defined, model
     intro = lead_in
     # one short cases sentence (recorded decision); read r202 found "rounding" ambiguous beside the bfloat16 row: that
     # row's mechanism is named "angles formed in bfloat16", the reader's suggestion
     assert intro.count(". ") == 0 and len(intro.split()) <= 21, intro
     # the term's definition, short, then the lead-in and the list (read r210)
     assert lead_in + " That rounding arises" in " ".join(page.split())  # the lead-in, then where rounding arises
-    assert all(len(s.split()) <= 20 for s in re.split(r"(?<=\.) (?=[A-Z])", scales)), scales
+    assert all(len(s.split()) <= 25 for s in re.split(r"(?<=\.) (?=[A-Z])", scales)), scales
     # read r201: the bfloat16 row says where its angles are explained, the section whose main-line table has the row
     # "your own code forms the angles in bfloat16" (checked below); read r204: that section comes right before this
     # one, so the row refers back to it, "as in the section above", never forward
@@ -754,7 +777,7 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     assert bf16_start < page.index("## Positions at run time") < page.index(merged)
     assert "## " not in page[page.index("## bfloat16 frequencies") + 3 : page.index("## Positions at run time")]
     # the shared reason the rule before the table gives: RoPE's scores depend only on the offsets
-    assert section.index("RoPE's scores depend only on those offsets") < section.index(intro)
+    assert section.index("RoPE's scores depend only on the offsets") < section.index(intro)
     assert all("- " + item in section for item in items)
     assert "{ref}" not in named and "Temperature rules" not in named  # no pointer the row needs to be read
     assert "float32 rounding:" not in section  # read r181
@@ -916,9 +939,12 @@ def test_llama_code_has_none_of_the_four_run_time_mechanisms():
     # with the mask, the shift changes the scores only by rounding, "For these rules, the mask is what matters."
     # (checked below: `position_ids` counted from the first real token give the row alone's logits up to float32
     # rounding against the same model in float64); the sentence on the four cases closes their block
-    said = "For these rules, the mask alone would keep the scores right."
+    # structural pass 249 (reads r248 #9, r248b #4): the rounding-only sentence carries the mask as its condition
+    said = (
+        "For plain RoPE and static rules such as `llama3`, the shift changes the scores only by rounding, as long as"
+        " the mask hides the pads."
+    )
     assert said in section and "- `dynamic` and `longrope` pick" not in section, section
-    assert section.index("for plain RoPE and static rules such as `llama3`") < section.index(said)
     cases = _collapsed("The four cases in detail")
     sentence = "Transformers' Llama code, with plain RoPE or `llama3`, has none of the four."
     assert cases.rstrip().endswith(sentence) and cases.index("- `dynamic` and `longrope` pick") < cases.index(sentence)
@@ -1186,10 +1212,12 @@ def test_fields_first_name_partial_rotary_factor():
     # r205: some unscaled files, such as Qwen3's, declare more than L, so the sentence says "L or longer" and sends
     # the reader to the model card; it also names the declared length, the one name the main line uses for the field
     unscaled = (
-        # fix pass 228 (read r227 #6: "that field" pointed back past a table row)
-        "Most unscaled files lack `original_max_position_embeddings`. Their declared length, `max_position_embeddings`,"
-        " is $L$ or longer: check the model card."
+        # fix pass 228 (read r227 #6: "that field" pointed back past a table row); fix pass 249 (read r248b #6: "Most
+        # unscaled files" was a count the page did not back): what such a file gives, and that it can be L or longer
+        "A file without `original_max_position_embeddings` gives only its declared length, `max_position_embeddings`,"
+        " which can be $L$ or longer: check the model card."
     )
+    assert "Most unscaled files" not in _page()
     assert " ".join(fields.split("\n\n")[2].split()).startswith(unscaled), fields
     assert "store $L$ in `max_position_embeddings`" not in _page()
     assert "`layer_types`" not in fields  # read r176: per-layer-kind RoPE waits for the porting section that uses it
@@ -1273,7 +1301,9 @@ def test_transformers_dynamic_l_is_the_stored_length():
         # transformers' code): "differs in one way" marks the switch
         # fix pass 246 (read r245 #1: "in one way" overstated it; the details block gives two more, the largest
         # factor kept and the highest position as the length): "most in one way"
-        "Transformers' dynamic NTK, `dynamic`, differs from this description most in one way: it takes its $L$ from"
+        # structural pass 249 (reads r248 #3 and r248b #3: the section's paragraphs packed formula, example and
+        # caveats): the method's paragraph ends on what `factor` sets, and this one names transformers' code at once
+        "Transformers' dynamic NTK, `dynamic`, takes its $L$ from"
         " `max_position_embeddings`, the declared length. So if a file declares more than the trained length,"
         " `dynamic` leaves the inputs between the two unscaled."
     )
@@ -1341,7 +1371,10 @@ def test_transformers_dynamic_l_is_the_stored_length():
     # fix pass 247 (reads r243b #2, r245b #3, r246 #2 and r246b #2: "nine" came without its source): the block's
     # formula joins the main line's example, where it gives the nine (checked in
     # test_dynamic_main_line_shows_the_fixed_divisor_at_short_inputs_and_the_dynamic_formula, against transformers)
-    assert section.count("$1 + s(\\ell/L - 1)$") == 1, section
+    # structural pass 249 (reads r248 #3 and r248b #3: formula, value and counterfactual in one main-line sentence hid
+    # the section's idea): the example went back to the first block, whose table gives the formula and the nine
+    assert section.count("$1 + s(\\ell/L - 1)$") == 0 and "nine" not in section, section
+    assert "not the divisors themselves: the first block below works an example." in section
     assert "| rule |" not in section and "effective factor" not in section  # read r183: the block's
     first = page[page.index("<details>", start) :]
     first = first[: first.index("</details>")]
@@ -1483,19 +1516,29 @@ def test_dynamic_table_needed_row_is_the_stretch():
     assert "stretch" not in main, main
     block = page[page.index("<details>", start) : page.index("## Porting transformers-4 code")]
     factors = block[: block.index("</details>")]  # the first block: effective factors and the table
-    assert "- The slowest pair needs only the *stretch* $\\max(\\ell/L, 1)$" in block
+    # fix pass 249 (read r248b #1: "needs ... l/L" here against the glossary's (l - 1)/(L - 1), "just above the
+    # stretch"): the stretch is about what the slowest pair needs, and the bullet gives the exact need, checked below
+    assert "- The slowest pair needs about the *stretch* $\\max(\\ell/L, 1)$" in block
     rows = re.findall(r"\| ([^|]+) \| ([^|]+) \| (\d+) \|", table)
     assert [r[0] for r in rows] == [
         "static: position interpolation, NTK-aware scaling, YaRN, `llama3`",
         "dynamic NTK",
         "what the slowest pair needs",
     ], rows
-    assert rows[2][1] == "1 up to $L$, then $\\ell/L$", rows[2]  # the stretch max(l/L, 1), by its formula
+    assert rows[2][1] == "1 up to $L$, then about $\\ell/L$", rows[2]  # about the stretch max(l/L, 1)
     flat = " ".join(page.split())
     assert (
-        "The slowest pair needs only the *stretch* $\\max(\\ell/L, 1)$: dividing by it makes $\\ell$ positions turn"
-        " that pair no further than $L$ positions did in training." in flat
+        "The slowest pair needs about the *stretch* $\\max(\\ell/L, 1)$: dividing by it makes $\\ell$ positions turn"
+        " that pair about as far as $L$ positions did in training. To keep the last distance, $\\ell - 1$, within"
+        " training's last, $L - 1$, it needs $(\\ell - 1)/(L - 1)$, just above the stretch, as the {doc}`glossary"
+        " <glossary>` says." in flat
     )
+    glossary = " ".join((ROOT / "book" / "glossary.md").read_text(encoding="utf-8").split())
+    assert "$(\\ell - 1)/(L - 1)$, the input's last distance over training's last, just above the stretch." in glossary
+    for trained in (8, 4096, 8192):  # the exact need is above the stretch for every longer input, and keeps the arc
+        for n in (trained + 1, 2 * trained, 16 * trained):
+            need = (n - 1) / (trained - 1)
+            assert need > n / trained and (n - 1) / need <= (trained - 1) * (1 + 1e-12) < (n - 1) / (n / trained)
     (stated,) = re.findall(r"At \$\\ell = 2L\$ the stretch is (\d+), less than either rule divides by\.", block)
     assert flat.index("*stretch*") < flat.index("than that pair needs")  # defined before "needs" is used
     L, s, ell = 8, 8.0, 16  # l = 2L
@@ -1517,8 +1560,8 @@ def test_dynamic_table_needed_row_is_the_stretch():
     )
     assert main.startswith("## Static and dynamic scaling rules " + lesson), main[:200]
     needs = (
-        "The table's last row is what the slowest pair needs: no division up to $L$, and beyond it the divisor at"
-        " which $\\ell$ positions turn it as far as $L$ positions did in training."
+        "The table's last row is what the slowest pair needs: no division up to $L$, and beyond it about the divisor"
+        " at which $\\ell$ positions turn it as far as $L$ positions did in training."
     )
     verdict = (
         "At $\\ell = 2L$ and the table's $s = 8$, both rules divide the slowest pair's frequency by more than it needs."
@@ -1527,7 +1570,7 @@ def test_dynamic_table_needed_row_is_the_stretch():
     # configs)
     slope = (
         " Dynamic NTK's $s$, transformers' `factor`, sets how fast its divisor grows. With $s = 1$, as in chapter 8's"
-        " main runs, its formula becomes the last row's: it divides by just what the slowest pair needs."
+        " main runs, its formula becomes $\\ell/L$ beyond $L$: it divides by about what the slowest pair needs."
     )
     assert needs in factors and factors.index(needs) < factors.index("| rule |"), factors
     # read r191: the learner who expects the dynamic rule to divide less sees it divide more at 2L; the block says so
@@ -1573,7 +1616,7 @@ def test_dynamic_table_needed_row_is_the_stretch():
         assert math.isclose(float(plain[-1] / inv[-1].double()), divisor, rel_tol=1e-4), (factor, n, inv)
         assert factor != 1.0 or math.isclose(divisor, max(n / L, 1)), (n, divisor)  # s = 1: the last row's value
     assert (
-        "In a file that declares the trained length, `dynamic` with `factor` 1 divides by the stretch, no more than"
+        "In a file that declares the trained length, `dynamic` with `factor` 1 divides by the stretch, about what"
         " the slowest pair needs." in block
     )
 
@@ -1595,13 +1638,10 @@ def test_dynamic_main_line_shows_the_fixed_divisor_at_short_inputs_and_the_dynam
     example = "Llama 3.1's `llama3` is static: even a short input has its slowest pair's frequency divided by $s$."
     dynamic_said = (
         " Dynamic NTK leaves inputs up to the trained length $L$ unscaled. Beyond $L$, it slows every pair but the"
-        " fastest, and more the longer the input. Its `factor` field sets how fast the divisors grow with the input's"
-        " length, not the divisors themselves."
-        # fix pass 227 (read r226 #1: the section's lesson, a divisor far above the stretch, was the block's alone):
-        # the block's 9 and 2 at 2L, in words (`by` and `fixed` below)
-        # read r228 #1: divided by 2, 2L positions reach (L - 1/2) theta, half a position past training's (L - 1) theta
-        " With a `factor` $s$ of eight, at $2L$ it divides the slowest pair by $1 + s(\\ell/L - 1)$, nine, though two"
-        " would keep its angles about as far as in training."
+        " fastest, and more the longer the input. Its `factor` sets how fast the divisors grow with the input's"
+        " length, not the divisors themselves: the first block below works an example."
+        # fix pass 227 (read r226 #1) put the block's 9 and 2 at 2L on the main line; structural pass 249 (reads r248
+        # #3 and r248b #3: the example's arithmetic hid the section's idea) returned them to the block's table
     )
     lesson = "A *static* rule gives each pair one divisor for its frequency, used at every input length."
     assert main.index(lesson) < main.index(example) < main.index(dynamic_said) < main.index("declared length"), main
@@ -2254,15 +2294,14 @@ def test_reading_code_live_values_and_positions():
     angle_error = ((p32[:, None] * inv32).double() - p32.double()[:, None] * inv32.double()).abs()
     assert float(angle_error.max()) < 0.01, float(angle_error.max())
     assert (
-        "With the `attention_mask`, for plain RoPE and static rules such as `llama3`, the shift changes the scores only"
-        " by rounding."
+        "For plain RoPE and static rules such as `llama3`, the shift changes the scores only by rounding, as long as"
+        " the mask hides the pads."
         in page
-        and "the mask hides the pads from the real tokens." in page
         and "That rounding arises where transformers forms the angles in float32, then rounds cos and sin to the"
         " activations' dtype."
         in page
     )  # with the mask the lesson passes (read r175: the check below shows 2e-1 without it, while the cache is on)
-    # "the mask hides the pads from the real tokens": with the mask, eager attention gives the pads' keys
+    # "as long as the mask hides the pads": with the mask, eager attention gives the pads' keys
     # weight 0 from every real token's query, in every layer and head; without it they get weight
     eager = copy.deepcopy(model)
     eager.set_attn_implementation("eager")
@@ -2982,19 +3021,28 @@ def test_query_scales_are_defined_where_the_run_time_cases_use_them():
     from transformers.models.llama4 import modeling_llama4
 
     page = _page()
-    sentence = (
-        "Llama 4 adds a scale of another kind, on its queries rather than on cos and sin: with its"
-        " `attn_temperature_tuning` on, its layers without RoPE multiply each query by a number that grows in steps"
-        " with the position."
-    )
+    # structural pass 249 (reads r248 #1 and r248b #2: the query scales' paragraph and DeepSeek's were evidence on the
+    # main line): the main line names the term, its models and what it does in one sentence; the block opens with
+    # why it sharpens attention, then each model's scope and field
     main = _section_main_line(page, "## Temperature rules")
-    assert sentence not in main  # read r169: the main line keeps one mechanism, the attention factor on cos and sin
-    assert "queries" not in main and "NoPE" not in main and "Ministral" not in main, main  # read r186
-    assert "block below" not in main
+    defined = (
+        "Some models sharpen attention elsewhere. DeepSeek-V2 and V3 do it in the softmax scale, and Llama 4,"
+        " Ministral 3 and Mistral 4 by multiplying queries by *query scales* that grow in steps with the position."
+        " The two blocks below read their fields."
+    )
+    assert main.rstrip().endswith(defined), main
+    assert "NoPE" not in main and "llama_4_scaling_beta" not in main and "attn_temperature_tuning" not in main, main
+    sentence = (
+        "A query scale multiplies its query's logits, as the attention factor's square does, so it lowers the softmax"
+        " temperature. Far into a long input, attention then spreads less than it would without the scale. Llama 4"
+        " scales its queries, rather than cos and sin, only in its layers without RoPE and only with its"
+        " `attn_temperature_tuning` on."
+    )
     rest = (
         "These are its *NoPE* layers, which apply no rotation. Ministral 3 and Mistral 4 scale the queries of every"
-        " layer; Ministral 3's scale steps up at each multiple of $L$. Each scale follows the position itself, not the"
-        " offset, so left-padding can move it, as the section on positions at run time shows."
+        " layer, by an amount that `llama_4_scaling_beta` in `rope_parameters` sets; Ministral 3's scale steps up at"
+        " each multiple of $L$. Each scale follows the position itself, not the offset, so left-padding can move it,"
+        " as the section on positions at run time shows."
     )
     glossary = " ".join((ROOT / "book" / "glossary.md").read_text(encoding="utf-8").split())
     assert "| NoPE | |" in glossary  # the italic term is a glossary row
@@ -3006,19 +3054,7 @@ def test_query_scales_are_defined_where_the_run_time_cases_use_them():
     scales = page[page.index("<summary>Query scales by position: Llama 4, Ministral 3 and Mistral 4</summary>") :]
     assert scales[scales.index("</summary>") + len("</summary>") :].lstrip().startswith(sentence + " " + rest)
     run_time = _section_main_line(page, "## Positions at run time")
-    # read r203: the rows name the models whose scales they are (Ministral 3's reads `position_ids`, Llama 4's counts
-    # tokens, checked below and in test_shift_cases_and_bfloat16_takeaway); the sentence defines the term first
-    # read r205: two short sentences then say what each model's scale reads, before the rows that name them
-    # read r206: the list's items say what each model's scale reads, right after the definition
-    defined = (
-        # read r215: Llama 4's scale needs `attn_temperature_tuning` (modeling_llama4.py), so the condition is said
-        "Some models also multiply queries by *query scales*, which grow in steps with the position. Llama 4 does so in"
-        " its layers without RoPE, when `attn_temperature_tuning` is on. Ministral 3 and Mistral 4 do so in every"
-        " layer, by an amount that `llama_4_scaling_beta` in `rope_parameters` sets. Like the attention factor, a query"
-        " scale multiplies its query's logits, so it acts as a temperature. Far into a long input, attention then"
-        " spreads less than it would without the scale."
-    )
-    assert defined in _section_all_main(page, "## Temperature rules") and defined not in run_time  # read r211
+    assert defined not in run_time  # read r211
     # fix pass 230 (read r228 #3: the paragraph did not say what to look for in a file): each model's field is named,
     # Llama 4's `attn_temperature_tuning` and Ministral 3's and Mistral 4's `llama_4_scaling_beta`, which their
     # modeling code reads from `rope_parameters` as the scale's beta
@@ -3326,8 +3362,8 @@ def test_opening_names_the_trained_length_of_unscaled_files():
     # read r203: the cell is a short definition, and the unscaled files' field a sentence under the table
     assert (
         "| `original_max_position_embeddings` | the *trained length* $L$: the input length the model trained at"
-        " before any RoPE scaling | Most unscaled files lack `original_max_position_embeddings`. Their declared length,"
-        " `max_position_embeddings`, is $L$ or longer: check the model card." in page
+        " before any RoPE scaling | A file without `original_max_position_embeddings` gives only its declared"
+        " length, `max_position_embeddings`, which can be $L$ or longer: check the model card." in page
     )
     # read r191: L is defined once, on the main line, before the worked configuration uses it; the glossary's row
     # (the italic term) says the same, "before any RoPE scaling"
@@ -3753,45 +3789,21 @@ def test_temperature_main_line_says_deepseek_moves_the_sharpening_to_the_softmax
     # mechanism; r223-r231 had asked for the cause of the 1, which the first sentence gives): three short sentences,
     # the move, its consequence for `attention_scaling`, and the size in transformers' DeepSeek code; the two fields,
     # m(s) at `factor` 40, the ratio and `yarn_apply_mscale` are the block's (checked below)
-    sentences = (
-        "DeepSeek-V2 and V3 sharpen attention through the softmax scale, the $1/\\sqrt d$ on $q \\cdot k$, not"
-        # fix pass 246 (reads r245 #2 and r245b #1: the 1 and the 1.87 read as a contradiction): the third sentence
-        # says where the sharpening sits, and the 1 is named as the factor on cos and sin
-        " through cos and sin. So with their released files, transformers' `attention_scaling`, the factor on cos and"
-        " sin, reads {one}. The sharpening sits in the softmax scale instead: transformers' DeepSeek code multiplies"
-        " each of V3's logits by about {by}. That is the square of $m(s)$ at its `factor` of 40."
-        # fix pass 247 (reads r241 #2 and r246 #1: the 1.87's inputs): m(s), the section's YaRN factor, V3's mu being 1
+    # structural pass 249 (reads r248 #2 and r248b #2, and r239-r248 before them, named this paragraph among the
+    # page's hardest in every round, whichever of the sides above it took): one family's mechanism is evidence, so
+    # the main line names the move in half a sentence beside the query scales, and the four sentences, unchanged but
+    # for their first, open the DeepSeek part of the block (checked below), with the block's two fields, ratio and
+    # worked example right after them
+    said = "Some models sharpen attention elsewhere. DeepSeek-V2 and V3 do it in the softmax scale, and Llama 4,"
+    assert said in main and "attention_scaling" not in main and "1.87" not in main, main
+    assert "`mscale_all_dim`" not in main and "m(s, \\mu)" not in main and "\\mu_1" not in main, main
+    opening = (
+        "DeepSeek-V2 and V3 sharpen attention through the softmax scale, the $1/\\sqrt d$ on $q \\cdot k$, not through"
+        " cos and sin. They use $m(s, \\mu) = 0.1\\,\\mu \\ln s + 1$ and put its square on the softmax scale."
     )
-    # fix pass 241 (read r240 #1, again the page's hardest place, as r225, r234 and r239 found it: one family's
-    # mechanism on the main line): the main line keeps the move, its consequence (1 on cos and sin) and the size
-    # (1.87), which answer r223-r231's "the 1 has no cause" (the cause is the first sentence); the two fields stay
-    # named, and the factor, the ratio and `yarn_apply_mscale` are the block's mechanics (checked below)
-    # fix pass 234 (read r233 #1: the factor was only implied, and the bare 1 read as a third quantity): the formula,
-    # the block's m(s, mu), and "which is 1" (checked below against _compute_yarn_parameters' ratio and
-    # yarn_get_mscale)
-    # fix pass 233 (read r232 #2: "the two fields' factors" and "one factor" were defined only in the block): the
-    # factor in words, from the section's m(s) (the block's m(s, mu) = 0.1 mu ln s + 1), and "the second factor", the
-    # one `yarn_apply_mscale` reads (`mscale_all_dim`, checked below); V3's mu (1, posenc's copy of its file, below)
-    # read r205: `attention_scaling` is the rotary module's attribute, not a field of the files, so the sentence
-    # says "with their released files" and names it as transformers'
-    assert "in their released files" not in main, main
-    # read r208: the softmax scale's gloss is a sentence of its own, not an inline pair of glosses
-    # fix pass 221 (read r220 #1, named hardest: the main line gave the 1 without its cause): the cause, two equal
-    # fields whose factors' ratio goes on cos and sin, in one sentence before "So", field names kept off (below)
-    # fix pass 226 (read r225 #6, r222-r225's hardest place: the two fields and their ratio are the block's
-    # mechanics): the main line keeps the move, the 1, the 1.87 with its factor, and where the code sets it
-    # decided at fix pass 230 (read r228 #3 asked for the two fields on the main line again, as r223 did; r225 asked
-    # for them off): they stay in the block, once and for all. The main line's four sentences stand without them:
-    # the move (softmax scale, not cos and sin), its consequence (1), the size (1.87) and where the code sets it
-    assert len(re.split(r"(?<=\.) (?=[A-Z])", sentences)) == 4  # four short sentences (fix pass 247)
-    assert main.count("`mscale_all_dim`") == 0 and "m(s, \\mu)" not in main, main  # fix pass 245: the block's
-    assert all(len(s.split()) <= 22 for s in re.split(r"(?<=\.) (?=[A-Z])", sentences)), sentences
-    assert "So, for their released files" not in main and "their own attention factor" not in main
-    assert "a factor like" not in main and "second such factor" not in main  # read r203: said as a formula and a ratio
-    # read r204: no two-argument m on the main line (read r209 brought back the two field names and the ratio)
-    assert "m(s, \\mu)" not in main, main
-    assert main.index("through the softmax scale") < main.index("the factor on cos and sin, reads 1. The sharpening")
-    assert main.index("the *attention factor* $m$") < main.index("transformers' `attention_scaling`, the factor on cos")
+    summary = "Details: the attention factor, partial rotary, Phi-3, and how DeepSeek's <code>mscale</code> moves it"
+    details = " ".join(_collapsed(summary).split())
+    assert opening in details, details
     after = page[page.index(main) + len(main) :]
     assert after.startswith("<details><summary>Details: the attention factor, partial rotary, Phi-3, and how DeepSeek")
     block = after[: after.index("</details>")]
@@ -3868,10 +3880,14 @@ def test_temperature_main_line_says_deepseek_moves_the_sharpening_to_the_softmax
     assert math.isclose(other.layers[0].self_attn.scaling / config.qk_head_dim**-0.5, m(2.0) ** 2, rel_tol=1e-12)
     on_softmax = model.layers[0].self_attn.scaling / config.qk_head_dim**-0.5
     assert math.isclose(on_softmax, (0.1 * math.log(40) + 1) ** 2, rel_tol=1e-12)  # m(40, 1)^2 on every logit
-    stated = sentences.format(one=f"{rotary.attention_scaling:.0f}", by=f"{on_softmax:.2f}")
+    # the block's worked example, from the tiny model's rotary factor and softmax scale
+    stated = (
+        f"Transformers multiplies cos and sin by $m(40, 1)/m(40, 1) = {rotary.attention_scaling:.0f}$. The softmax"
+        f" scale multiplies each logit by $m(40, 1)^2 \\approx {on_softmax:.2f}$."
+    )
     assert math.isclose(on_softmax, 1.87, abs_tol=0.005), on_softmax  # "about 1.87", V3's released s = 40 and mu = 1
-    assert MODEL_ROPE_CONFIGS["deepseek-v3"]["rope_scaling"]["factor"] == 40  # "whose `factor` is 40"
-    assert stated in main and on_softmax > 1, main  # "would miss ... sharpening": 1 on cos and sin, above 1 here
+    assert MODEL_ROPE_CONFIGS["deepseek-v3"]["rope_scaling"]["factor"] == 40  # "DeepSeek-V3 with YaRN and s = 40"
+    assert stated in details and on_softmax > 1, details  # 1 on cos and sin, above 1 on the softmax scale
     # "that scale, the 1/sqrt(d) on q . k": the attention multiplies the query-key products by `scaling` before the
     # softmax
     assert "attn_weights = torch.matmul(query, key_states.transpose(2, 3)) * scaling" in inspect.getsource(
@@ -3886,7 +3902,7 @@ def test_temperature_main_line_says_deepseek_moves_the_sharpening_to_the_softmax
     stored = LlamaRotaryEmbedding(LlamaConfig(hidden_size=64, num_attention_heads=4, rope_scaling=yarn8))
     assert math.isclose(stored.attention_scaling, 0.1 * math.log(8) + 1, rel_tol=1e-12), stored.attention_scaling
     assert f"{on_softmax:.2f}" == "1.87" and "1.9" not in main  # the number is the block's
-    assert main.index("*attention factor*") < main.index(stated) and main.rstrip().endswith(stated), main[-300:]
+    assert main.rstrip().endswith("The two blocks below read their fields.") and page.index(said) < page.index(stated)
 
 
 def test_layouts_bullet_explains_the_doubled_cos_and_sin_table():
@@ -4525,7 +4541,7 @@ def test_opening_excerpt_condenses_llamas_rope_path():
     rest = page[page.index("Read these fields first:") :]
     for heading, explained in (
         ("## bfloat16 frequencies", "- On transformers' float32 path, float32 rounds the frequencies and the angles,"),
-        ("## Temperature rules", "transformers' `attention_scaling`, the factor on cos and sin, reads 1"),
+        ("## Temperature rules", "They multiply RoPE's cos and sin by one number, the *attention factor* $m$."),
         ("## Notes for reading code", "Transformers' Llama code pairs the two halves of a head with `rotate_half`"),
     ):
         assert explained in _section_main_line(rest, heading), heading
@@ -5312,13 +5328,18 @@ def test_query_scales_act_as_a_temperature():
     logits are the query-key products, so a query's logits are multiplied by its scale; Ministral 3's scale is 1 at
     the start and above 1 past 2L, so far into the input it multiplies the logits, a temperature below 1."""
     page = _page()
-    main = " ".join(_section_all_main(page, "## Temperature rules").split())
+    main = " ".join(_section_main_line(page, "## Temperature rules").split())
     said = (
         # fix pass 223 (read r222: "spreads less" than what?): than without the scale
-        "Like the attention factor, a query scale multiplies its query's logits, so it acts as a temperature. Far into"
-        " a long input, attention then spreads less than it would without the scale."
+        # fix pass 249 (read r248 #1: "acts as a temperature" named a multiplier above 1 with the word the page
+        # defines as 1/m^2): the scale multiplies the logits as m^2 does, so it lowers the temperature; structural
+        # pass 249 moved the sentence to the query scales' block, which it opens
+        "A query scale multiplies its query's logits, as the attention factor's square does, so it lowers the softmax"
+        " temperature. Far into a long input, attention then spreads less than it would without the scale."
     )
-    assert said in main and main.index("*temperature*") < main.index(said), main
+    block = " ".join(_collapsed("Query scales by position: Llama 4, Ministral 3 and Mistral 4").split())
+    assert said in block and "*temperature*" in main and page.index("*temperature*") < page.index("A query scale"), main
+    assert "acts as a temperature" not in page
     assert "Llama 4's query temperature $\\tau$" in (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     pytest.importorskip("transformers", minversion="5.24")  # the book's version
     from transformers.models.llama4 import modeling_llama4
@@ -5364,3 +5385,69 @@ def test_default_frequencies_come_from_the_rotary_class():
     expected = 500000.0 ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)
     torch.testing.assert_close(plain.double(), expected, rtol=1e-6, atol=0)
     assert factor == 1.0
+
+
+def test_cos_sin_rounding_to_the_activations_dtype_does_not_grow():
+    """bfloat16 frequencies, the list's last item (fix pass 249, read r248 #5: the list left out the rounding every
+    bfloat16 model has): "On every path, transformers then rounds cos and sin to the activations' dtype. In bfloat16,
+    each entry moves by at most 1/256 of its size, at any position, so this error does not grow." Checked: Llama's
+    rotary forward casts cos and sin to x's dtype after the attention factor; over Llama 3.1's head up to 16L, with
+    the attention factor 1 and m(8), bfloat16 moves each nonzero entry by at most 2^-8 of its size, and the worst
+    relative move over the last 1 024 positions is no larger than over the first 1 024 (the bound is bfloat16's
+    unit roundoff, 2^-8, whatever the value)."""
+    main = _section_main_line(_page(), "## bfloat16 frequencies")
+    said = (
+        "- On every path, transformers then rounds cos and sin to the activations' dtype. In bfloat16, each entry"
+        " moves by at most $1/256$ of its size, at any position, so this error does not grow."
+    )
+    assert said in main, main
+    pytest.importorskip("transformers", minversion="5.24")  # the book's version
+    from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding
+
+    forward = " ".join(inspect.getsource(LlamaRotaryEmbedding.forward).split())
+    assert "cos = emb.cos() * self.attention_scaling" in forward
+    assert "return cos.to(dtype=x.dtype), sin.to(dtype=x.dtype)" in forward
+    L, d, base = 8192, 128, 500000.0
+    inv = base ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)
+    for m in (1.0, 0.1 * math.log(8) + 1):
+        moves = []
+        for start in (0, 16 * L - 1024):
+            p = torch.arange(start, start + 1024, dtype=torch.float64)
+            angles = (p[:, None] * inv[None]).float()  # float32 angles, as transformers forms them
+            table = torch.cat((angles.cos(), angles.sin()), -1) * m
+            nonzero = table.abs() > 0
+            moved = (table.bfloat16().float() - table).abs()[nonzero] / table.abs()[nonzero]
+            moves.append(float(moved.max()))
+        assert max(moves) <= 2.0**-8 and moves[1] <= moves[0] * (1 + 1e-6) + 2.0**-9, (m, moves)
+
+
+def test_meta_checkpoints_need_the_permutation_into_the_half_layout():
+    """Notes for reading code, the layouts paragraph (fix pass 249, read r248 #7: the classic porting case was
+    missing): "Meta's own Llama 1–3 checkpoints, `consolidated.*.pth`, pair neighbours, so transformers' conversion
+    script for them, `convert_llama_weights_to_hf.py`, permutes those rows into the half layout; loading them without it
+    scrambles every rotation silently." Checked on random weights: scores of a checkpoint written for the interleaved
+    layout, run by half-layout code, differ from its own scores (the run raises nothing); after the permutation of the
+    conversion script, w.view(heads, hd // 2, 2, width).transpose(1, 2).reshape(heads * hd, width), they agree to
+    float64 rounding, for several head counts and widths."""
+    flat = " ".join(_section_main_line(_page(), "## Notes for reading code").split())
+    said = (
+        "Meta's own Llama 1–3 checkpoints, `consolidated.*.pth`, pair neighbours, so transformers' conversion script"
+        " for them, `convert_llama_weights_to_hf.py`, permutes those rows into the half layout; loading them without it"
+        " scrambles every rotation silently."
+    )
+    assert said in flat, flat[-900:]
+    gen = torch.Generator().manual_seed(0)
+    for heads, hd in ((1, 8), (2, 16), (4, 32)):
+        width = heads * hd
+        w_q, w_k = (torch.randn(width, width, generator=gen, dtype=torch.float64) for _ in range(2))
+        x = torch.randn(12, width, generator=gen, dtype=torch.float64)
+        meta = layout_scores("interleaved", w_q, w_k, x, heads)  # the checkpoint in its own, interleaved code
+
+        def permute(w, heads=heads, hd=hd, width=width):  # the conversion script's: rows (2i, 2i + 1) to (i, i + hd/2)
+            return w.view(heads, hd // 2, 2, width).transpose(1, 2).reshape(width, width)
+
+        unpermuted = layout_scores("half", w_q, w_k, x, heads)
+        converted = layout_scores("half", permute(w_q), permute(w_k), x, heads)
+        noise = 1e-12 * float(meta.abs().max())  # float64 rounding of the same products in another order
+        assert float((converted - meta).abs().max()) < noise, (heads, hd)
+        assert float((unpermuted - meta).abs().max()) > 1e3 * noise, (heads, hd)

@@ -481,7 +481,7 @@ def _current_code_block() -> list[str]:
     # "padding a batch can switch" them: that page's note on a call without `position_ids`, whose pads count too
     assert re.search(r"read the highest position of all rows, so .{0,120}padding .{0,40}can switch them", reading)
     # "It also gives the position ids under padding and packing": that page's table of who fills `position_ids`
-    assert "Left-padding shifts a padded row's positions up by its pad count, unless you pass `position_ids`" in reading
+    assert "Without `position_ids`, left-padding shifts a padded row's positions up by its pad count." in reading
     assert "| packed documents," in reading
     # "Torchtune's `PackedDataset` and transformers' `DataCollatorWithFlattening` restart them at 0 for each document;
     # joined text passed with no position ids counts on": chapter 10's words for both packers, the installed
