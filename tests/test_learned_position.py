@@ -845,8 +845,7 @@ counter_fact = (
     # and adds the fact that explains it, each head's start steeper than the line near the query (every solved log
     # shape's r1 r2 above 1/256, checked in test_every_trained_kerple_head_penalises_each_key_more_than_alibis_...)
     "Each trained KERPLE head falls faster than ALiBi's flattest line near the query, and penalises a key more at"
-    " every tested distance, so its power-law edge over that line, in weight against the query's own token, does not"
-    " show here."
+    " every tested distance, so its power-law edge over that line, in bias, does not show here."
 )
 counter_fact_r207 = (
     "Each trained KERPLE head's bias lies below even ALiBi's flattest line at every tested distance, so their"
@@ -939,12 +938,13 @@ unsettled_220 = (
 # and the open question; a key's share of the row is not that edge, so "does not explain" stays within what is measured
 slow_fade_221 = (
     "The KERPLE section's power-law edge does not explain this lead: at no tested distance does a trained KERPLE head"
-    " give a key more weight, relative to the query's own token, than ALiBi's flattest head does. A key's share of the"
-    " row also depends on the nearer keys; the block below compares the two methods' shares. Why KERPLE finds more"
-    " far passkeys is not settled here."
+    " give a key a higher bias than ALiBi's flattest head does. A key's share of the row, the weight attention gives"
+    " it, also depends on the nearer keys' biases; the block below compares the two methods' shares. Why KERPLE finds"
+    " more far passkeys is not settled here."
 )
 row_lesson_221 = (
-    "A far key's weight depends on its bias against every key in the row, not just against the query's own token."
+    "A far key's share of the row depends on its bias against every key in the row, not just against the query's own"
+    " token."
 )
 unsettled_221 = "This block compares the two methods' heads."
 # fix pass 218 (read r217, a hardest place): the KERPLE section's slow fade on the main line, right after the result,
@@ -957,10 +957,12 @@ slow_fade_218 = (
     " distances."
 )
 takeaway_8l = (
+    # fix pass 250 (reads r249 #3 and r249b #1: "weight" named both e^bias against the own token and the share of
+    # the row, which read as a contradiction): bias for the first, share for the second
     "Softmax shares each row's weight among its keys, though, so a head that is steep near the query can still leave a"
-    " far key more weight. At equal content scores, in three of five seeds a KERPLE head leaves the key 496 back"
-    " clearly more weight than ALiBi's flattest head does, and about as much in a fourth. Five seeds do not show that"
-    " this explains KERPLE's lead."
+    " far key a larger share. At equal content scores, in three of five seeds a KERPLE head leaves the key 496 back a"
+    " clearly larger share than ALiBi's flattest head does, and about as large in a fourth. Five seeds do not show"
+    " that this explains KERPLE's lead."
 )
 assert "So read a trained bias from the model" not in takeaway_8l
 # read r201: the two measures read as a contradiction; the closing says why both hold (checked in

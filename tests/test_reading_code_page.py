@@ -184,6 +184,11 @@ def test_porting_snippet_runs_as_pasted_on_gemma_3_and_llama():
     after = after[after.index("too.\n\n") + len("too.\n\n") :]
     # structural pass 217: the check's off-by-one evidence sits in a block right under its snippet, then the pitfalls
     # fix pass 230 (read r228 #2: the tolerance's constants were unexplained): the block says where they come from
+    # fix pass 250 (reads r248 #6, r249 #5 and r249b #1: the check called a `my_cos_sin` the page never showed): a
+    # block with a port to try it on comes first (test_port_to_try_the_check_on_passes_it)
+    port_block = "<details><summary>A port to try the check on: <code>llama3</code> in float64</summary>"
+    assert after.startswith(port_block), after[:80]
+    after = after[after.index("</details>\n\n") + len("</details>\n\n") :]
     catches = "<details><summary>The check's tolerance, and a port off by one in L that it fails</summary>"
     assert after.startswith(catches), after[:80]
     after = after[after.index("</details>\n\n") + len("</details>\n\n") :]
@@ -292,7 +297,7 @@ def test_left_padding_check_matches_the_rows_alone():
     with contextlib.redirect_stdout(out):
         exec(code, names)
     printed = out.getvalue().split()
-    assert printed[:2] == ["True", "True"] and len(printed) == 4, out.getvalue()
+    assert printed[:2] == ["True", "True"] and printed[4:] == ["True", "False"] and len(printed) == 6, out.getvalue()
     # the comment above the second print is what it prints: each break's largest logit error, rounded to one digit;
     # fix pass 219 (read r218 #6: seeds 1 to 3 give 5e-4 to 8e-4 for the first), so the comment says the sizes are
     # this seed's and vary with the weights (checked below: tenfold query and key weights change them)
@@ -301,7 +306,31 @@ def test_left_padding_check_matches_the_rows_alone():
     said = "# the next line prints about 1e-03 and 2e-01 here; both sizes vary with the weights\n"
     assert "# True True\n" in code and said in code, (printed, code[-200:])
     assert 5e-4 < float(printed[2]) < 2e-3 and 0.1 < float(printed[3]) < 0.4, printed
-    assert code.rstrip().splitlines()[-2] == said.strip() and code.rstrip().endswith("for row in broken))")
+    assert said in code and code.rstrip().endswith("# True False")
+    # fix pass 250 (reads r248 #4 and r249 #2: the check could not fail if `position_ids` did not matter, since the
+    # Llama uses plain RoPE): its last part runs a tiny Ministral 3, whose query scale reads `position_ids` (its
+    # modeling code multiplies the queries by get_llama_4_attn_scale(position_ids, ...)): the padded row matches the
+    # row alone with them, to float32 rounding, and misses by far more than the tolerance without them; with the scale
+    # switched off (beta 0) the row matches without them too, so the miss is the scale's
+    scaled, kept, shifted, alone = names["scaled"], names["kept"], names["shifted"], names["alone"]
+    ids_, mask_ = names["ids"], names["mask"]
+    assert scaled.config.rope_parameters["llama_4_scaling_beta"] == 1.0
+    assert scaled.config.rope_parameters["original_max_position_embeddings"] == 4  # "steps every 4 positions"
+    assert float((kept - alone).abs().max()) < 1e-6 and float((shifted - alone).abs().max()) > 10 * 1e-5
+    from transformers import Ministral3ForCausalLM
+
+    flat = copy.deepcopy(scaled.config)
+    flat.rope_parameters["llama_4_scaling_beta"] = 0.0
+    unscaled = Ministral3ForCausalLM(flat).eval()
+    unscaled.load_state_dict(scaled.state_dict())
+    with torch.no_grad():
+        plain_alone = unscaled(ids_[1:2, 2:]).logits[0]
+        plain_shifted = unscaled(ids_, attention_mask=mask_).logits[1, 2:]
+    assert float((plain_shifted - plain_alone).abs().max()) < 1e-5
+    assert (
+        "The check's last part runs a tiny Ministral 3, whose query scale reads `position_ids`. Its scale steps every 4"
+        " positions, with $\\beta = 1$ so that one step shows." in _page()
+    )
     model, ids, mask, rows = names["model"], names["ids"], names["mask"], names["rows"]
     batch = names["batch"]
     assert int((mask == 0).sum()) == 2 and bool((mask[1, :2] == 0).all())  # "row 1: two pads on the left"
@@ -329,7 +358,7 @@ def test_left_padding_check_matches_the_rows_alone():
     off = float((unnumbered[1, 2:] - rows[1]).abs().max())
     assert off <= 2 * rounding, off  # "leaving out `position_ids` changes its logits only by rounding"
     errors = [float((broken[1, 2:] - rows[1]).abs().max()) for broken in (zeros, unmasked)]
-    assert [f"{e:.0e}" for e in errors] == printed[2:], (errors, printed)  # the printed sizes are these errors
+    assert [f"{e:.0e}" for e in errors] == printed[2:4], (errors, printed)  # the printed sizes are these errors
     for error in errors:  # "positions all 0, or no `attention_mask`, break the match"
         assert error > 1e-5 * 10, errors
     assert errors[1] > 10 * errors[0], errors  # "the missing mask's is far larger"
@@ -435,8 +464,9 @@ def test_temperature_is_one_over_the_logit_multiplier():
     assert display + temperature in main, main  # the logit's multiplier m^2, displayed just before
     # structural pass 249: one number on the main line, m(8)^2 for the worked configuration's s = 8 (the block derives
     # it), from the formula the sentence before gives
-    example = "With $s = 8$, each logit is multiplied by about 1.46."
-    assert example in main and f"{(0.1 * math.log(8) + 1) ** 2:.2f}" == "1.46"
+    # fix pass 250: in words, as the main line's digits stood above the guide's 5 per 100 words; m(8)^2 = 1.459
+    example = "With $s = 8$, each logit is multiplied by about one and a half."
+    assert example in main and abs((0.1 * math.log(8) + 1) ** 2 - 1.5) < 0.05
     assert "dividing it by a" not in page  # the double inversion is gone
     assert "- An unscaled model's temperature is 1." in page
     # "which sharpens attention": logits divided by a temperature below 1 give a softmax with a higher top weight and a
@@ -604,9 +634,8 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     scales = (
         # read r215: Llama 4's scale needs `attn_temperature_tuning` (modeling_llama4.py), so the condition is said
         "A query scale multiplies its query's logits, as the attention factor's square does, so it lowers the softmax"
-        " temperature. Far into a long input, attention then spreads less than it would without the scale. Llama 4"
-        " scales its queries, rather than cos and sin, only in its layers without RoPE and only with its"
-        " `attn_temperature_tuning` on."
+        " temperature. Llama 4 scales its queries, rather than cos and sin, only in its layers without RoPE and only"
+        " with its `attn_temperature_tuning` on."
     )
     # read r207 (the section's hardest place, five reads in a row): the place opens with its lesson, and each item
     # gives its reason in plain words: what `position_ids` do there, or why they cannot help (Llama 4's scale counts
@@ -650,8 +679,11 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
         # "removed" and "reduced" rows give, and "pass both too" alone after the table
         # structural pass 249 (read r248 #9: "they" and "them" in the rows stood three lines from `position_ids`):
         # the count as the rows give it, two removed, one reduced, one left, and the rows name `position_ids`
-        "Code that reads a token's position itself, not just offsets, does change the scores. `position_ids` remove"
-        " the change in two such places, reduce it in one and leave it in one:"
+        # structural pass 250 (reads r249 #6 and r249b #5, and r248 #9: the four-row table of niche mechanisms sat
+        # between the rule and its reason): one example on the main line, Ministral 3's query scale, which
+        # `position_ids` fix (the block's check runs it), and the table opens the cases' block
+        "Code that reads a token's position itself, not just offsets, does change the scores. Ministral 3's query"
+        " scale is one such place: it reads `position_ids`, so passing them removes the change."
     )
     rows = [
         "| angles your own code forms at low precision | removed: `position_ids` undo the shift |",
@@ -685,13 +717,15 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     # structural pass 218 (read r217 #1: "In other code" contradicted the block, where `position_ids` remove two of
     # the four cases): the last sentence counts the cases and says how many `position_ids` remove (checked below: the
     # list's "remove" and "leave" answers)
-    answer = " " + table  # the section's first sentence gives the advice; no second "pass both" (pass 249)
+    answer = ""  # the section's first sentence gives the advice; no second "pass both" (pass 249)
     assert "The block lists four such cases" not in section  # no count the learner must open the block to check
     assert lead + " " + lesson in section, section  # the mask first, then `position_ids`
     assert "mask alone" not in section and "pass both too" not in section
     assert "In other code" not in section
     cases = "<details><summary>The four cases in detail</summary> "
-    assert lesson + answer + " " + cases + lead_in in section  # the lesson first, then the cases' block
+    assert lesson + answer + " " + cases + lead_in in section  # the lesson, then the cases' block
+    assert section.index(lead_in) < section.index(table) < section.index("- Angles your own code forms")
+    assert "| what reads a token's position |" not in _section_main_line(page, "## Positions at run time")
     # structural pass 218 (read r217 #2: two blocks in a row gave the same cases twice): one block, each case once,
     # its lead sentence first, then its code names and details
     merged = _collapsed("The four cases in detail")
@@ -737,9 +771,7 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     in_block_order = [rows[0], rows[1], rows[3], rows[2]]  # the table ends on the two that stay, reduced first
     assert [verdicts[v] in row for row, (_, v) in zip(in_block_order, listed)] == [True] * 4, rows
     assert "at low precision" in rows[0] and "Ministral 3's" in rows[1] and "`dynamic`" in rows[2]
-    assert "Llama 4's query scale" in rows[3] and lesson.endswith(
-        "`position_ids` remove the change in two such places, reduce it in one and leave it in one:"
-    )
+    assert "Llama 4's query scale" in rows[3] and lesson.endswith("so passing them removes the change.")
     assert all(len(s.split()) <= 24 for s in re.split(r"(?<=\.) (?=[A-Z`])", lesson)), lesson
     # "Four things": the lead-in's count is the list's own items; the query scales are items 2 and 3
     assert len(listed) == 4 and "Four things can make" in named
@@ -756,9 +788,14 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     assert page.index("A *dynamic* rule recomputes the divisors from each input's length $\\ell$.") < page.index(merged)
     # read r191: "a step" and "query scale" are said on the main line before the table uses them
     temperature_main = _section_main_line(page, "## Temperature rules")
+    # fix pass 250 (reads r249 #4 and r249b #3: the term was named, not shown): what a query scale is, with
+    # Ministral 3's formula (the block's, checked in test_query_scales_are_defined_where_the_run_time_cases_use_them)
     defined = (
-        "Llama 4, Ministral 3 and Mistral 4 by multiplying queries by *query scales* that grow in steps with the"
-        " position."
+        "Some models sharpen attention elsewhere. Llama 4, Ministral 3 and Mistral 4 multiply each query by a *query"
+        " scale*, a number that grows in steps with the query's position. Ministral 3's, for one, is $1 + \\beta \\ln(1"
+        " + \\lfloor P/L \\rfloor)$ at position $P$. Far into a long input, attention then spreads less than it would"
+        " without the scale. DeepSeek-V2 and V3 sharpen attention through the softmax scale instead. The two blocks"
+        " below read their fields."
     )
     assert defined in temperature_main and "step up early" in named, temperature_main
     for model in ("Llama 4", "Ministral 3", "Mistral 4"):  # read r209: each model named before the list
@@ -823,7 +860,7 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     main = section[: section.index("<details>")]
     assert "8 192" not in main  # the step's size waits for the query scales' block (read r182)
     assert section.index(where) < section.index(lead_in)  # the who-fills table before the cases
-    assert main.index("only by rounding") < main.index(answer) and "Four things can make" not in main
+    assert main.index("only by rounding") < main.index(lesson) and "Four things can make" not in main
     # read r199: that lead-in missed the `dynamic` row, a batch effect that reads no row's own position
     assert "Code that reads the position itself, not the offset" not in main
     # one count throughout (read r177): the lead-in's "Four things" is the list's item count (above); the main
@@ -849,7 +886,8 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
         " activations' dtype. "
     )
     assert block.split("</summary> ")[1].startswith(lead_in + " " + arises) and "rounding arises" not in main
-    bullets = block.split(arises)[1].split(" " + none)[0]  # the list (read r170)
+    bullets = block.split(arises)[1].split(" " + none)[0]  # the list (read r170), after the table (pass 250)
+    bullets = bullets[bullets.index("- Angles your own code") :]
     assert "Three things change them by more:" not in page
     first, second, third, fourth = bullets[2:].split(" - ")
     assert all("`dynamic`" not in b and "`longrope`" not in b for b in (first, second, third))
@@ -867,7 +905,7 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
         " rounds to 1 024, 3 radians away."
     )
     assert moved in bf16_block
-    assert page.count("1 027") == 1 and "1 028" not in page, page.count("1 027")  # the example of the rounding
+    assert page.count("1 027") == 2 and "1 028" not in page, page.count("1 027")  # the example, and the table row
     assert fourth.startswith("`dynamic` and `longrope` pick every row's frequencies"), fourth
     assert "`dynamic` switches every row's frequencies once the batch's highest position reaches" in fourth, fourth
     assert ", and `longrope` at `original_max_position_embeddings`." in fourth, fourth
@@ -1365,7 +1403,7 @@ def test_transformers_dynamic_l_is_the_stored_length():
     # test_dynamic_table_needed_row_is_the_stretch); the main line says what it does in words
     lead = (
         "Dynamic NTK leaves inputs up to the trained length $L$ unscaled. Beyond $L$, it slows every pair but the"
-        " fastest, and more the longer the input."
+        " fastest, and more the longer the input: it divides the slowest pair's frequency by $1 + s(\\ell/L - 1)$."
     )
     assert lead in section and section.index(lead) < section.index("declared length")
     # fix pass 247 (reads r243b #2, r245b #3, r246 #2 and r246b #2: "nine" came without its source): the block's
@@ -1373,8 +1411,12 @@ def test_transformers_dynamic_l_is_the_stored_length():
     # test_dynamic_main_line_shows_the_fixed_divisor_at_short_inputs_and_the_dynamic_formula, against transformers)
     # structural pass 249 (reads r248 #3 and r248b #3: formula, value and counterfactual in one main-line sentence hid
     # the section's idea): the example went back to the first block, whose table gives the formula and the nine
-    assert section.count("$1 + s(\\ell/L - 1)$") == 0 and "nine" not in section, section
-    assert "not the divisors themselves: the first block below works an example." in section
+    # fix pass 250 (read r249b #4: the growth rule was missing from the main line): the formula again, as the
+    # sentence's end, with no worked arithmetic (no "nine"); what `factor` sets follows from it
+    assert section.count("$1 + s(\\ell/L - 1)$") == 1 and "nine" not in section, section
+    assert "So its `factor` $s$ sets how fast that divisor grows with the input's length, not the divisor itself." in (
+        section
+    )
     assert "| rule |" not in section and "effective factor" not in section  # read r183: the block's
     first = page[page.index("<details>", start) :]
     first = first[: first.index("</details>")]
@@ -1638,8 +1680,8 @@ def test_dynamic_main_line_shows_the_fixed_divisor_at_short_inputs_and_the_dynam
     example = "Llama 3.1's `llama3` is static: even a short input has its slowest pair's frequency divided by $s$."
     dynamic_said = (
         " Dynamic NTK leaves inputs up to the trained length $L$ unscaled. Beyond $L$, it slows every pair but the"
-        " fastest, and more the longer the input. Its `factor` sets how fast the divisors grow with the input's"
-        " length, not the divisors themselves: the first block below works an example."
+        " fastest, and more the longer the input: it divides the slowest pair's frequency by $1 + s(\\ell/L - 1)$. So"
+        " its `factor` $s$ sets how fast that divisor grows with the input's length, not the divisor itself."
         # fix pass 227 (read r226 #1) put the block's 9 and 2 at 2L on the main line; structural pass 249 (reads r248
         # #3 and r248b #3: the example's arithmetic hid the section's idea) returned them to the block's table
     )
@@ -3026,17 +3068,18 @@ def test_query_scales_are_defined_where_the_run_time_cases_use_them():
     # why it sharpens attention, then each model's scope and field
     main = _section_main_line(page, "## Temperature rules")
     defined = (
-        "Some models sharpen attention elsewhere. DeepSeek-V2 and V3 do it in the softmax scale, and Llama 4,"
-        " Ministral 3 and Mistral 4 by multiplying queries by *query scales* that grow in steps with the position."
-        " The two blocks below read their fields."
+        "Some models sharpen attention elsewhere. Llama 4, Ministral 3 and Mistral 4 multiply each query by a *query"
+        " scale*, a number that grows in steps with the query's position. Ministral 3's, for one, is $1 + \\beta \\ln(1"
+        " + \\lfloor P/L \\rfloor)$ at position $P$. Far into a long input, attention then spreads less than it would"
+        " without the scale. DeepSeek-V2 and V3 sharpen attention through the softmax scale instead. The two blocks"
+        " below read their fields."
     )
     assert main.rstrip().endswith(defined), main
     assert "NoPE" not in main and "llama_4_scaling_beta" not in main and "attn_temperature_tuning" not in main, main
     sentence = (
         "A query scale multiplies its query's logits, as the attention factor's square does, so it lowers the softmax"
-        " temperature. Far into a long input, attention then spreads less than it would without the scale. Llama 4"
-        " scales its queries, rather than cos and sin, only in its layers without RoPE and only with its"
-        " `attn_temperature_tuning` on."
+        " temperature. Llama 4 scales its queries, rather than cos and sin, only in its layers without RoPE and only"
+        " with its `attn_temperature_tuning` on."
     )
     rest = (
         "These are its *NoPE* layers, which apply no rotation. Ministral 3 and Mistral 4 scale the queries of every"
@@ -3245,7 +3288,10 @@ def test_bfloat16_section_tells_the_two_errors_apart():
             "your own code forms the angles in bfloat16",
             "the position itself",
             # fix pass 224 (read r223 #5: "up to" read as a size bound; the score's angle can be as wrong as it gets)
-            "about half a turn, as wrong as an angle can be, between positions 1 024 and 2 048",
+            # fix pass 250 (read r249 #1, false: 1 024 to 2 048 held for pair 0 alone; with p, theta_i and their
+            # product in bfloat16, pair 3 first errs by 3 radians at 642; test_bfloat16_angles_first_positions)
+            "about half a turn, as wrong as an angle can be: for pair 0 from position 1 027, for some slower pairs from"
+            " about 650",
         ),
         (
             "transformers forms float32 angles from float32 $\\theta_i$",
@@ -3794,7 +3840,7 @@ def test_temperature_main_line_says_deepseek_moves_the_sharpening_to_the_softmax
     # the main line names the move in half a sentence beside the query scales, and the four sentences, unchanged but
     # for their first, open the DeepSeek part of the block (checked below), with the block's two fields, ratio and
     # worked example right after them
-    said = "Some models sharpen attention elsewhere. DeepSeek-V2 and V3 do it in the softmax scale, and Llama 4,"
+    said = "DeepSeek-V2 and V3 sharpen attention through the softmax scale instead."
     assert said in main and "attention_scaling" not in main and "1.87" not in main, main
     assert "`mscale_all_dim`" not in main and "m(s, \\mu)" not in main and "\\mu_1" not in main, main
     opening = (
@@ -5335,7 +5381,7 @@ def test_query_scales_act_as_a_temperature():
         # defines as 1/m^2): the scale multiplies the logits as m^2 does, so it lowers the temperature; structural
         # pass 249 moved the sentence to the query scales' block, which it opens
         "A query scale multiplies its query's logits, as the attention factor's square does, so it lowers the softmax"
-        " temperature. Far into a long input, attention then spreads less than it would without the scale."
+        " temperature."
     )
     block = " ".join(_collapsed("Query scales by position: Llama 4, Ministral 3 and Mistral 4").split())
     assert said in block and "*temperature*" in main and page.index("*temperature*") < page.index("A query scale"), main
@@ -5451,3 +5497,69 @@ def test_meta_checkpoints_need_the_permutation_into_the_half_layout():
         noise = 1e-12 * float(meta.abs().max())  # float64 rounding of the same products in another order
         assert float((converted - meta).abs().max()) < noise, (heads, hd)
         assert float((unpermuted - meta).abs().max()) > 1e3 * noise, (heads, hd)
+
+
+def test_bfloat16_angles_first_positions():
+    """The bfloat16 block's table, row 2 (fix pass 250, read r249 #1): angles formed in bfloat16 (the position, the
+    frequency and their product each rounded to bfloat16) err by about half a turn, "for pair 0 from position 1 027,
+    for some slower pairs from about 650". In Llama 3.1's head: pair 0's error, wrapped to [-pi, pi), first reaches 3
+    radians at 1 027 (1 027 rounds to 1 024); the first pair to do so, pair 3, at 642, and pairs 1 and 3 both by 660.
+    bfloat16's product of two bfloat16 numbers is exact in float32 and then rounded, so these positions do not depend
+    on the CPU's kernels."""
+    d, base = 128, 500000.0
+    theta = base ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)
+    p = torch.arange(0, 4096, dtype=torch.float64)
+    formed = (p.bfloat16()[:, None] * theta.bfloat16()[None]).double()
+    wrapped = torch.remainder(formed - p[:, None] * theta[None] + math.pi, 2 * math.pi) - math.pi
+    first = [int((wrapped[:, i].abs() >= 3).nonzero()[0]) for i in range(4)]
+    assert first[0] == 1027 and _bfloat16_round(1027.0) == 1024.0, first
+    earliest = int((wrapped.abs() >= 3).any(1).nonzero()[0])
+    assert 600 <= earliest <= 700 and max(first[1], first[3]) <= 700, (earliest, first)  # "about 650"
+    assert float(wrapped[:1024, 0].abs().max()) < 3  # pair 0 stays below 3 radians before 1 024
+
+
+def _bfloat16_round(x: float) -> float:
+    return float(torch.tensor(x, dtype=torch.float64).bfloat16().double())
+
+
+def test_port_to_try_the_check_on_passes_it():
+    """Porting, the block "A port to try the check on" (fix pass 250, reads r248 #6, r249 #5 and r249b #1: the check
+    called a `my_cos_sin` the page never showed): its float64 `llama3` port, run through the page's check with the
+    check's first line replaced by `rotary = LlamaRotaryEmbedding(config)` on the bands' snippet's `config`, prints
+    True; the same port with one ramped pair's blend weight wrong, or with turns over L - 1, prints False; and its
+    frequencies are Meta's blend, the divisors the bands' snippet prints."""
+    pytest.importorskip("transformers", minversion="5.24")  # the book's version
+    from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding
+
+    block = _collapsed("A port to try the check on: <code>llama3</code> in float64")
+    said = (
+        "replace the check's first line with `rotary = LlamaRotaryEmbedding(config)`, imported from"
+        " `transformers.models.llama.modeling_llama`. The check then prints True."
+    )
+    assert said in block, block
+    bands = _snippet('ROPE_INIT_FUNCTIONS["llama3"](config')
+    port = _snippet("def my_cos_sin(")
+    check = _snippet("my_cos, my_sin = my_cos_sin(position_ids)")
+    first, rest = check.split("\n", 1)
+    assert first.startswith("rotary = model.model.rotary_emb")
+    names: dict = {}
+    with contextlib.redirect_stdout(io.StringIO()):
+        exec(bands, names)
+    exec(port, names)
+    names["LlamaRotaryEmbedding"] = LlamaRotaryEmbedding
+
+    def run(my_cos_sin) -> str:
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            exec("rotary = LlamaRotaryEmbedding(config)\n" + rest, dict(names, my_cos_sin=my_cos_sin))
+        return out.getvalue().strip()
+
+    assert run(names["my_cos_sin"]) == "True"
+    assert run(lambda ids: names["my_cos_sin"](ids, L=8191)) == "False"  # turns counted over L - 1
+    assert run(lambda ids: names["my_cos_sin"](ids, high=4.5)) == "False"  # a wrong bound moves the ramped pairs
+    # its frequencies: the angle at position 1 is each pair's new frequency; divided into theta, the snippet's divisors
+    cos, sin = names["my_cos_sin"](torch.tensor([[1]]))
+    new = torch.atan2(sin[0, 0, :64].double(), cos[0, 0, :64].double())
+    theta = 500000.0 ** (-torch.arange(0, 128, 2, dtype=torch.float64) / 128)
+    expected = theta / _llama31_llama3_freqs().double()
+    assert torch.allclose(theta / new, expected, rtol=1e-5), (theta / new)[[0, 28, 29, 34, 35, 63]]
