@@ -1145,7 +1145,8 @@ def test_chapter_8_words_from_the_saved_run():
     lead8 = (
         # fix pass 233 (read r232 #3: at 4L some methods' seeds fall on both sides of a bar): the table's length
         "Chapter 8 grades each run by its loss on the *filler* and the passkeys it finds. Its table at $8L$ gives means"
-        " over the seeds, and each loss word there holds in every seed."
+        # fix pass 251 (reads r245 #3 and r245b #1: "loss word" came before the rows define the three words)
+        " over the seeds, and each of its loss grades, *fine*, *raised* or *breaks*, holds in every seed."
     )
     assert lead8 in page() and page().index(lead8) < page().index("| fine (loss) |")
     assert "The table gives each model's two numbers at $8L$, means of five seeds" in c8
@@ -2052,8 +2053,11 @@ def test_rope_row_offset_and_turn_row_full_rotation():
     when both move by the same amount, and differently when only the key moves. The turn row, "one full rotation,
     $2\\pi$": turning every pair by $2\\pi$ gives back the vector."""
     assert (
-        "turns coordinate pair $i$ of a query at $m$ by $m\\theta_i$ and of a key at $n$ by $n\\theta_i$, so their"
-        " score depends on position only through $n - m$" in row("rotary position embedding (RoPE)")
+        # fix pass 251 (read r245 #1: theta_i came two rows before the frequency row, just after the sinusoidal
+        # encoding's own theta_i): the row names it and points to its row
+        "turns coordinate pair $i$ of a query at $m$ by $m\\theta_i$ and of a key at $n$ by $n\\theta_i$, with"
+        " $\\theta_i$ the pair's *frequency*, defined two rows below; so their score depends on position only through"
+        " $n - m$" in row("rotary position embedding (RoPE)")
     )
     assert "| turn | 圈 | one full rotation, $2\\pi$ |" in row("turn")
     d = 16
@@ -2874,12 +2878,15 @@ def test_mean_reach_bound_counts_d_over_2_partial_sums():
     times the *mean reach*": that product is RoFormer's bound, max |h_{i+1} - h_i| times the sum of |S_j| over the d/2
     partial sums (posenc's mean reach), and it bounds the score."""
     (arrow,) = re.findall(
-        r"\| at an offset \$r\$, with the pairs' unit arrows \$([^$]+)\$ laid head to tail, the mean distance from the"
-        r" start to each arrow's tip; RoFormer's decay curve plots it \|",
+        # fix pass 251 (read r245b #5: "each arrow's tip" read as one arrow's, always 1 from its own start): the mean
+        # over the d/2 arrows of the chain's reach after each, the block's |S_1| ... |S_{d/2}|
+        r"\| at an offset \$r\$, with the pairs' unit arrows \$([^$]+)\$ laid head to tail, the mean, over the"
+        r" \$d/2\$ arrows, of the distance from the start to the chain's end after that arrow; RoFormer's decay curve"
+        r" plots it \|",
         row("mean reach"),
     )
     assert "on average" not in row("mean reach") and "distance" not in row("mean reach").replace(
-        "the mean distance from the start", ""
+        "of the distance from the start", ""
     )  # |n - m| on this page: the row's one "distance" is the chain's, from its start to a tip
     ((partial, last),) = re.findall(
         r"- At an offset \$r = n - m\$, the partial sum \$(S_j = [^$]+)\$ adds the first \$j\$ pairs' unit arrows\."
@@ -2893,7 +2900,9 @@ def test_mean_reach_bound_counts_d_over_2_partial_sums():
         "05_decay"
     )
     (times,) = re.findall(
-        r"- RoFormer's bound on the score is the \*content factor\* times \$([^$]+)\$ times the \*mean reach\*\. ",
+        # fix pass 251 (read r245 #4: RoFormer bounds the modulus of the complex sum; the score through |Re z| <= |z|)
+        r"- RoFormer bounds the modulus of the complex sum \$[^$]+\$ by the \*content factor\* times \$([^$]+)\$ times"
+        r" the \*mean reach\*\. ",
         block("RoFormer's bound, and what chapter 5 finds about the decay"),
     )
     g = torch.Generator().manual_seed(0)
@@ -3168,8 +3177,9 @@ def test_letters_score_row_is_chapter_5s_raw_rotated_product():
     assert "A RoPE score is a sum of rotating arrows" in c5
     assert "Attention divides raw scores $q \\cdot k$ by $\\sqrt d" in c5
     assert (
-        "The score it bounds is chapter 5's $\\mathrm{Re}\\sum_i h_i e^{\\mathrm{i} r\\theta_i}$, the query–key product"
-        " after rotation." in block("RoFormer's bound, and what chapter 5 finds about the decay")
+        "The score, chapter 5's $\\mathrm{Re}\\sum_i h_i e^{\\mathrm{i} r\\theta_i}$, the query–key product"
+        " after rotation, is at most that modulus, so the bound holds for it too."
+        in block("RoFormer's bound, and what chapter 5 finds about the decay")
     )
     assert "the query's pair, conjugated, times the key's" in block(
         "RoFormer's bound, and what chapter 5 finds about the decay"
@@ -6303,8 +6313,9 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
         # names the two rules that put the stretch in its place
         r" set by \| \|---\|---\|---\| \| \*stretch\* \|"
         r" the input's length over \$L\$, (never below 1) \| the input \| \| \*extension factor\*"
+        # fix pass 251 (read r245b #3: the worked example's dynamic NTK keeps s): the row says so
         r" \$s\$ \| the (configuration's `factor`) \| the configuration; dynamic PI and dynamic YaRN put the"
-        r" \*stretch\* in its place \| \|"
+        r" \*stretch\* in its place, while dynamic NTK keeps \$s\$ as the slope of its divisor's growth \| \|"
         r" \*effective factor\* \| what a rule divides the (slowest) pair's frequency by \|"
         r" the rule, and for a dynamic rule also the input \|$",
         top,
@@ -6822,13 +6833,16 @@ def test_content_factor_row_is_chapter_5s_largest_jump():
         "(glossary-longer)="
     )
     (row_times,) = re.findall(
-        r"- RoFormer's bound on the score is the \*content factor\* times \$([^$]+)\$ times the \*mean reach\*\. ",
+        # fix pass 251 (read r245 #4: RoFormer bounds the modulus of the complex sum; the score through |Re z| <= |z|)
+        r"- RoFormer bounds the modulus of the complex sum \$[^$]+\$ by the \*content factor\* times \$([^$]+)\$ times"
+        r" the \*mean reach\*\. ",
         block("RoFormer's bound, and what chapter 5 finds about the decay"),
     )
     # "The score it bounds is chapter 5's ..., the query-key product after rotation": the block's formula, chapter 5's
     # score s(r), written without its letter, which on this page is the extension factor (read r182)
     (score,) = re.findall(
-        r"The score it bounds is chapter 5's \$([^$]+)\$, the query–key product after rotation\.",
+        r"The score, chapter 5's \$([^$]+)\$, the query–key product after rotation, is at most that modulus, so the"
+        r" bound holds for it too\.",
         block("RoFormer's bound, and what chapter 5 finds about the decay"),
     )
     assert score == "\\mathrm{Re}\\sum_i h_i e^{\\mathrm{i} r\\theta_i}", score
@@ -8014,7 +8028,7 @@ def test_roformer_block_says_which_bullets_define_and_which_find():
     raw = raw[: raw.index("</details>")]
     bullets = [" ".join(b.split()) for b in re.split(r"\n- ", raw)[1:]]  # each bullet opens a line with "- "
     assert len(bullets) == 9, len(bullets)
-    assert bullets[5].startswith("RoFormer's bound on the score is the *content factor* times $d/2$ times the")
+    assert bullets[5].startswith("RoFormer bounds the modulus of the complex sum")
     assert all("bound" not in b for b in bullets[6:]), bullets[6:]
     assert bullets[6].startswith("Take chapter 5's 128-wide heads") and "score" in bullets[7] and "score" in bullets[8]
 

@@ -937,8 +937,11 @@ unsettled_220 = (
 # test_every_trained_kerple_head_penalises_each_key_more_than_alibis_flattest_head), then the shares (the block's)
 # and the open question; a key's share of the row is not that edge, so "does not explain" stays within what is measured
 slow_fade_221 = (
-    "The KERPLE section's power-law edge does not explain this lead: at no tested distance does a trained KERPLE head"
-    " give a key a higher bias than ALiBi's flattest head does. A key's share of the row, the weight attention gives"
+    # fix pass 251 (reads r250 #1 and r250b #1: the lesson read as dismissed): why the edge does not explain it, the
+    # keys it needs lie beyond the tested ones (each solved log shape crosses the flattest line only past 511)
+    "The KERPLE section's power-law edge does not explain this lead, as it needs keys farther back than these tests"
+    " reach: at no tested distance does a trained KERPLE head give a key a higher bias than ALiBi's flattest head"
+    " does. A key's share of the row, the weight attention gives"
     " it, also depends on the nearer keys' biases; the block below compares the two methods' shares. Why KERPLE finds"
     " more far passkeys is not settled here."
 )

@@ -179,9 +179,11 @@ def test_porting_snippet_runs_as_pasted_on_gemma_3_and_llama():
         # does catch; what it cannot see is right tables used with the wrong pairing)
         "This checks the tables only. Right tables used with the wrong pairing of dimensions, a wrong layout or a wrong"
         " `rotate_half`, show only in the rotated queries and keys, so compare those with the loaded model's too."
+        # fix pass 251 (reads r248b #5, r249b #2 and r250b #5: no code compared the rotated queries)
+        " The first block below does both for the worked configuration."
     )
     assert " ".join(after.split()).startswith(leaves), after[:120]
-    after = after[after.index("too.\n\n") + len("too.\n\n") :]
+    after = after[after.index("configuration.\n\n") + len("configuration.\n\n") :]
     # structural pass 217: the check's off-by-one evidence sits in a block right under its snippet, then the pitfalls
     # fix pass 230 (read r228 #2: the tolerance's constants were unexplained): the block says where they come from
     # fix pass 250 (reads r248 #6, r249 #5 and r249b #1: the check called a `my_cos_sin` the page never showed): a
@@ -791,11 +793,12 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     # fix pass 250 (reads r249 #4 and r249b #3: the term was named, not shown): what a query scale is, with
     # Ministral 3's formula (the block's, checked in test_query_scales_are_defined_where_the_run_time_cases_use_them)
     defined = (
-        "Some models sharpen attention elsewhere. Llama 4, Ministral 3 and Mistral 4 multiply each query by a *query"
-        " scale*, a number that grows in steps with the query's position. Ministral 3's, for one, is $1 + \\beta \\ln(1"
-        " + \\lfloor P/L \\rfloor)$ at position $P$. Far into a long input, attention then spreads less than it would"
-        " without the scale. DeepSeek-V2 and V3 sharpen attention through the softmax scale instead. The two blocks"
-        " below read their fields."
+        # fix pass 251 (reads r250 #1 and r250b #1, overstated: Llama 4 scales only its NoPE layers' queries)
+        "Some models sharpen attention elsewhere. Ministral 3 and Mistral 4 multiply each query by a *query scale*, a"
+        " number that grows in steps with the query's position; Llama 4 does so in its layers without RoPE."
+        " Ministral 3's, for one, is $1 + \\beta \\ln(1 + \\lfloor P/L \\rfloor)$ at position $P$. Far into a long"
+        " input, attention then spreads less than it would without the scale. DeepSeek-V2 and V3 sharpen attention"
+        " through the softmax scale instead. The two blocks below read their fields."
     )
     assert defined in temperature_main and "step up early" in named, temperature_main
     for model in ("Llama 4", "Ministral 3", "Mistral 4"):  # read r209: each model named before the list
@@ -3068,11 +3071,12 @@ def test_query_scales_are_defined_where_the_run_time_cases_use_them():
     # why it sharpens attention, then each model's scope and field
     main = _section_main_line(page, "## Temperature rules")
     defined = (
-        "Some models sharpen attention elsewhere. Llama 4, Ministral 3 and Mistral 4 multiply each query by a *query"
-        " scale*, a number that grows in steps with the query's position. Ministral 3's, for one, is $1 + \\beta \\ln(1"
-        " + \\lfloor P/L \\rfloor)$ at position $P$. Far into a long input, attention then spreads less than it would"
-        " without the scale. DeepSeek-V2 and V3 sharpen attention through the softmax scale instead. The two blocks"
-        " below read their fields."
+        # fix pass 251 (reads r250 #1 and r250b #1, overstated: Llama 4 scales only its NoPE layers' queries)
+        "Some models sharpen attention elsewhere. Ministral 3 and Mistral 4 multiply each query by a *query scale*, a"
+        " number that grows in steps with the query's position; Llama 4 does so in its layers without RoPE."
+        " Ministral 3's, for one, is $1 + \\beta \\ln(1 + \\lfloor P/L \\rfloor)$ at position $P$. Far into a long"
+        " input, attention then spreads less than it would without the scale. DeepSeek-V2 and V3 sharpen attention"
+        " through the softmax scale instead. The two blocks below read their fields."
     )
     assert main.rstrip().endswith(defined), main
     assert "NoPE" not in main and "llama_4_scaling_beta" not in main and "attn_temperature_tuning" not in main, main
@@ -3290,8 +3294,9 @@ def test_bfloat16_section_tells_the_two_errors_apart():
             # fix pass 224 (read r223 #5: "up to" read as a size bound; the score's angle can be as wrong as it gets)
             # fix pass 250 (read r249 #1, false: 1 024 to 2 048 held for pair 0 alone; with p, theta_i and their
             # product in bfloat16, pair 3 first errs by 3 radians at 642; test_bfloat16_angles_first_positions)
-            "about half a turn, as wrong as an angle can be: for pair 0 from position 1 027, for some slower pairs from"
-            " about 650",
+            # fix pass 251 (read r250 #2: "from about 650" depends on the error it counts from): 3 radians, pair 0's
+            "about half a turn, as wrong as an angle can be: 3 radians off for pair 0 from position 1 027, and for some"
+            " slower pairs from about 650",
         ),
         (
             "transformers forms float32 angles from float32 $\\theta_i$",
@@ -5563,3 +5568,24 @@ def test_port_to_try_the_check_on_passes_it():
     theta = 500000.0 ** (-torch.arange(0, 128, 2, dtype=torch.float64) / 128)
     expected = theta / _llama31_llama3_freqs().double()
     assert torch.allclose(theta / new, expected, rtol=1e-5), (theta / new)[[0, 28, 29, 34, 35, 63]]
+    # fix pass 251 (reads r248b #5, r249b #2, r250b #5): the block's rotation check, run after the check (which set
+    # `rotary`), prints True; a my_rotate that pairs neighbours, GPT-J's rotate_every_two, prints False; the gap of
+    # the right rotation is float32 rounding, far below the tolerance 1e-4 (|q| up to about 4, angles up to 100 rad)
+    rotation = _snippet("def my_rotate(")
+    ran = dict(names, my_cos_sin=names["my_cos_sin"])
+    with contextlib.redirect_stdout(io.StringIO()):
+        exec("rotary = LlamaRotaryEmbedding(config)\n" + rest, ran)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(rotation, ran)
+    assert out.getvalue().split() == ["True"], out.getvalue()
+    assert float((ran["theirs"] - ran["mine"]).abs().max()) < 1e-5
+
+    def pairs_neighbours(x, cos, sin):  # GPT-J's rotate_every_two with the same tables
+        x1, x2 = x[..., 0::2], x[..., 1::2]
+        return x * cos + torch.stack((-x2, x1), dim=-1).flatten(-2) * sin
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(rotation.replace("def my_rotate(", "def unused("), dict(ran, my_rotate=pairs_neighbours))
+    assert out.getvalue().split() == ["False"], out.getvalue()
