@@ -4889,9 +4889,27 @@ def test_rows_of_later_designs_match_their_chapters_and_the_primers_opening():
     # fix pass 240 (read r239 #1: "an ALiBi whose slope the content sets" drew one slope per head or query; each
     # token's gate sets its own step, and only equal gates give an ALiBi): the row says the sum, as the block does
     assert (
-        "| softmax attention with a forget gate per token: each logit gets the summed log gates of the tokens from the"
-        " key to the query, so each token's content sets its own step of the decay; with equal gates it is an ALiBi |"
+        # fix pass 252 (read r251b #2: "from the key" included the key's own gate; the paper and the block sum the
+        # gates after the key, up to the query)
+        "| softmax attention with a forget gate per token: each logit gets the summed log gates of the tokens after the"
+        " key, up to the query, so each token's content sets its own step of the decay; with equal gates it is an"
+        " ALiBi |"
     ) in row("Forgetting Transformer")
+    # fix pass 252 (read r251b #1: flex_attention hands score_mod the scaled q . k, a logit in the page's words):
+    # torch's flex_attention multiplies by the scale before score_mod
+    assert "which changes each *logit* with a `score_mod` function" in row("FlexAttention")
+    import warnings
+
+    from torch.nn.attention.flex_attention import flex_attention
+
+    gen = torch.Generator().manual_seed(0)
+    q, k = torch.randn(2, 1, 1, 5, 8, generator=gen, dtype=torch.float64)
+    v = torch.randn(1, 1, 5, 8, generator=gen, dtype=torch.float64)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # eager flex_attention warns that it is not compiled
+        undone = flex_attention(q, k, v, score_mod=lambda score, b, h, qi, ki: score * 8**0.5)  # undo 1/sqrt(d)
+    raw = torch.softmax(q @ k.transpose(-1, -2), -1) @ v  # softmax of the raw scores q . k
+    assert torch.allclose(undone, raw, atol=1e-12)  # so score_mod received q . k / sqrt(d), the logit
     assert "stick-breaking attention" in c11
     assert (
         "one layer in four is full attention (`full_attention_interval` 4), the others Gated DeltaNet, a linear"
@@ -4977,8 +4995,9 @@ def test_row_wordings_match_their_chapters_and_sources():
     # query" in words; which end counts is the block's), and the ALiBi it equals only with equal gates
     # (equal gates f give i - j equal terms, ALiBi's slope -ln f)
     assert row("Forgetting Transformer").startswith(
+        # fix pass 252 (read r251b #2, close to false): the range in the row too, after the key, up to the query
         "| Forgetting Transformer | | softmax attention with a forget gate per token: each logit gets the summed log"
-        " gates of the tokens from the key to the query,"
+        " gates of the tokens after the key, up to the query,"
     )
     assert row("Forgetting Transformer").endswith(
         "with equal gates it is an ALiBi | {doc}`11 <../notebooks/11_learned_position>` |"

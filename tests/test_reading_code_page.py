@@ -615,7 +615,9 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     # read r200 (the section's hardest place): the lead-in comes first and covers all four rows, "Four things in code
     # can make ..."; the query scales are then defined in a sentence of their own, since two rows are query scales
     lead_in = (
-        "Four things can make a padded row's scores differ from the same row run alone by more than float32"
+        # fix pass 252 (read r251b #4: in a bfloat16 model the baseline also holds cos and sin rounded to bfloat16,
+        # which the next sentence names): transformers' own rounding, not float32's alone
+        "Four things can make a padded row's scores differ from the row run alone by more than transformers' own"
         " rounding does."
     )
     # read r201 named the models in this sentence; read r203 put them in the rows themselves, so it defines the term;
@@ -795,10 +797,13 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     defined = (
         # fix pass 251 (reads r250 #1 and r250b #1, overstated: Llama 4 scales only its NoPE layers' queries)
         "Some models sharpen attention elsewhere. Ministral 3 and Mistral 4 multiply each query by a *query scale*, a"
-        " number that grows in steps with the query's position; Llama 4 does so in its layers without RoPE."
-        " Ministral 3's, for one, is $1 + \\beta \\ln(1 + \\lfloor P/L \\rfloor)$ at position $P$. Far into a long"
-        " input, attention then spreads less than it would without the scale. DeepSeek-V2 and V3 sharpen attention"
-        " through the softmax scale instead. The two blocks below read their fields."
+        # fix pass 252 (read r251b #1: "does so" read as Llama 4 using the same scale; beta was the block's): the
+        # formula with its beta, then Llama 4's own scale and its switch (read r251 #3)
+        " number that grows in steps with the query's position $P$: $1 + \\beta \\ln(1 + \\lfloor P/L \\rfloor)$, with"
+        " $\\beta$ set in the configuration. Far into a long input, attention then spreads less than it would without"
+        " the scale. Llama 4 has a query scale of its own in its layers without RoPE, when `attn_temperature_tuning` is"
+        " on. DeepSeek-V2 and V3 sharpen attention through the softmax scale instead. The two blocks below read their"
+        " fields."
     )
     assert defined in temperature_main and "step up early" in named, temperature_main
     for model in ("Llama 4", "Ministral 3", "Mistral 4"):  # read r209: each model named before the list
@@ -3073,13 +3078,16 @@ def test_query_scales_are_defined_where_the_run_time_cases_use_them():
     defined = (
         # fix pass 251 (reads r250 #1 and r250b #1, overstated: Llama 4 scales only its NoPE layers' queries)
         "Some models sharpen attention elsewhere. Ministral 3 and Mistral 4 multiply each query by a *query scale*, a"
-        " number that grows in steps with the query's position; Llama 4 does so in its layers without RoPE."
-        " Ministral 3's, for one, is $1 + \\beta \\ln(1 + \\lfloor P/L \\rfloor)$ at position $P$. Far into a long"
-        " input, attention then spreads less than it would without the scale. DeepSeek-V2 and V3 sharpen attention"
-        " through the softmax scale instead. The two blocks below read their fields."
+        # fix pass 252 (read r251b #1: "does so" read as Llama 4 using the same scale; beta was the block's): the
+        # formula with its beta, then Llama 4's own scale and its switch (read r251 #3)
+        " number that grows in steps with the query's position $P$: $1 + \\beta \\ln(1 + \\lfloor P/L \\rfloor)$, with"
+        " $\\beta$ set in the configuration. Far into a long input, attention then spreads less than it would without"
+        " the scale. Llama 4 has a query scale of its own in its layers without RoPE, when `attn_temperature_tuning` is"
+        " on. DeepSeek-V2 and V3 sharpen attention through the softmax scale instead. The two blocks below read their"
+        " fields."
     )
     assert main.rstrip().endswith(defined), main
-    assert "NoPE" not in main and "llama_4_scaling_beta" not in main and "attn_temperature_tuning" not in main, main
+    assert "NoPE" not in main and "llama_4_scaling_beta" not in main, main  # pass 252: the switch is named (r251 #3)
     sentence = (
         "A query scale multiplies its query's logits, as the attention factor's square does, so it lowers the softmax"
         " temperature. Llama 4 scales its queries, rather than cos and sin, only in its layers without RoPE and only"
@@ -3295,8 +3303,9 @@ def test_bfloat16_section_tells_the_two_errors_apart():
             # fix pass 250 (read r249 #1, false: 1 024 to 2 048 held for pair 0 alone; with p, theta_i and their
             # product in bfloat16, pair 3 first errs by 3 radians at 642; test_bfloat16_angles_first_positions)
             # fix pass 251 (read r250 #2: "from about 650" depends on the error it counts from): 3 radians, pair 0's
-            "about half a turn, as wrong as an angle can be: 3 radians off for pair 0 from position 1 027, and for some"
-            " slower pairs from about 650",
+            # fix pass 252 (read r251 #1: pair 1's raw error passes 3 radians at 526, 2.77 around the circle)
+            "about half a turn, as wrong as an angle can be: 3 radians off around the circle for pair 0 from position"
+            " 1 027, and for some slower pairs from about 650",
         ),
         (
             "transformers forms float32 angles from float32 $\\theta_i$",
