@@ -2054,10 +2054,11 @@ def test_rope_row_offset_and_turn_row_full_rotation():
     $2\\pi$": turning every pair by $2\\pi$ gives back the vector."""
     assert (
         # fix pass 251 (read r245 #1: theta_i came two rows before the frequency row, just after the sinusoidal
-        # encoding's own theta_i): the row names it and points to its row
+        # encoding's own theta_i): the row names it as the pair's frequency, a term (fix pass 253, reads r252 #1 and
+        # r252b #1: "defined two rows below" broke the intro's "read these rows in order")
         "turns coordinate pair $i$ of a query at $m$ by $m\\theta_i$ and of a key at $n$ by $n\\theta_i$, with"
-        " $\\theta_i$ the pair's *frequency*, defined two rows below; so their score depends on position only through"
-        " $n - m$" in row("rotary position embedding (RoPE)")
+        " $\\theta_i$ the pair's *frequency*, so their score depends on position only through $n - m$"
+        in row("rotary position embedding (RoPE)")
     )
     assert "| turn | 圈 | one full rotation, $2\\pi$ |" in row("turn")
     d = 16
@@ -6332,9 +6333,11 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
         # names the two rules that put the stretch in its place
         r" set by \| \|---\|---\|---\| \| \*stretch\* \|"
         r" the input's length over \$L\$, (never below 1) \| the input \| \| \*extension factor\*"
-        # fix pass 251 (read r245b #3: the worked example's dynamic NTK keeps s): the row says so
+        # fix pass 251 added dynamic NTK's slope here (read r245b #3); fix pass 253 took it out again (reads r251,
+        # r251b, r252 and r252b: the clause named rules the main line has not defined; the block "When a rule's
+        # effective factor is s or the stretch" gives dynamic NTK's)
         r" \$s\$ \| the (configuration's `factor`) \| the configuration; dynamic PI and dynamic YaRN put the"
-        r" \*stretch\* in its place, while dynamic NTK keeps \$s\$ as the slope of its divisor's growth \| \|"
+        r" \*stretch\* in its place \| \|"
         r" \*effective factor\* \| what a rule divides the (slowest) pair's frequency by \|"
         r" the rule, and for a dynamic rule also the input \|$",
         top,

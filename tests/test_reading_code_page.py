@@ -1349,8 +1349,10 @@ def test_transformers_dynamic_l_is_the_stored_length():
         # factor kept and the highest position as the length): "most in one way"
         # structural pass 249 (reads r248 #3 and r248b #3: the section's paragraphs packed formula, example and
         # caveats): the method's paragraph ends on what `factor` sets, and this one names transformers' code at once
-        "Transformers' dynamic NTK, `dynamic`, takes its $L$ from"
-        " `max_position_embeddings`, the declared length. So if a file declares more than the trained length,"
+        # fix pass 253 (reads r252 #1 and r252b #4: L meant the trained length, then the declared one): transformers
+        # puts the declared length in place of L in the formula just given
+        "Transformers' dynamic NTK, `dynamic`, puts the declared length, `max_position_embeddings`, in place of $L$ in"
+        " that formula. So if a file declares more than the trained length,"
         " `dynamic` leaves the inputs between the two unscaled."
     )
     assert stated in " ".join(page.split())
@@ -1382,9 +1384,8 @@ def test_transformers_dynamic_l_is_the_stored_length():
     # read r205: the takeaway and the field row use no other name for the field ("its extended length")
     assert "extended length" not in page and "*stored length*" not in page
     # read r206: the takeaways keep one lesson a bullet, so this one is the section's main line alone
-    assert "the declared length. So if a file declares more than the trained length, `dynamic` leaves the inputs" in (
-        " ".join(page.split())
-    )
+    flat_page = " ".join(page.split())
+    assert "in place of $L$ in that formula. So if a file declares more than the trained length, `dynamic`" in flat_page
     row = (
         "| `max_position_embeddings` | the longest input a configuration declares, in a scaled model usually longer"
         " than the trained length."
@@ -1514,8 +1515,9 @@ def test_bfloat16_drift_and_three_roundings():
         torch.cat([drift[:1], drift[2:]]).max()
     )
     assert (
+        # fix pass 253 (read r252 #5: in relative terms pair 13 rounds furthest): in absolute terms, the drift's
         "Pair 0's frequency, 1, is exact in bfloat16. Of the others, Llama 3.1's pair 1 rounds furthest from its true"
-        " frequency, so its angle drifts: for a key about 1 800 tokens back" in page
+        " frequency in absolute terms, so its angle drifts: for a key about 1 800 tokens back" in page
     )
 
     u = 2.0**-8  # bfloat16: 8 significant bits, so one rounding moves a number by at most u times its size
@@ -2953,7 +2955,9 @@ def test_band_lines_sort_the_pairs_of_a_loaded_model():
     raw = _raw()
     code = _snippet("compute_default_rope_parameters")
     assert "(turns > 4)" in code and "(turns >= 1)" in code, code  # the bounds the lines below swap
-    assert len(code.strip().splitlines()) <= 4, code
+    # fix pass 253 (read r252b #5: the lines never read the module's inv_freq): a last line prints the module's own
+    # divisors at the band edges, checked below against the turns' counts
+    assert len(code.strip().splitlines()) <= 5, code
     page = _page()
     assert (
         "For a `llama3` or `yarn` configuration with one flat `rope_parameters` dict, as Llama's, these lines find"
@@ -2963,7 +2967,8 @@ def test_band_lines_sort_the_pairs_of_a_loaded_model():
     section = raw[raw.index("## A worked configuration") : raw.index("## Temperature rules")]
     block = section[section.index("<details><summary>The same bands in any loaded Llama-style model</summary>") :]
     assert code in block and section.index("ROPE_INIT_FUNCTIONS") < section.index(code)  # a block after the check
-    assert code.splitlines()[-1].endswith("# 29 35 in Llama 3.1: the first ramped and first divided pair"), code
+    assert code.splitlines()[-2].endswith("# 29 35 in Llama 3.1: the first ramped and first divided pair"), code
+    assert code.splitlines()[-1].endswith("# the module's own divisors there: 1, 1.2075, 5.2573, 8 in Llama 3.1")
 
     def run(lines, config):
         torch.manual_seed(0)
@@ -2981,7 +2986,9 @@ def test_band_lines_sort_the_pairs_of_a_loaded_model():
         **small, num_attention_heads=2, rope_theta=500000.0, max_position_embeddings=16 * L, rope_scaling=scaling
     )
     printed, names = run(code, config)
-    assert printed == ["29", "35"], printed
+    assert printed[:2] == ["29", "35"], printed
+    shown = (names["plain"] / names["rotary"].inv_freq)[[28, 29, 34, 35]].tolist()
+    assert [round(x, 4) for x in shown] == [1.0, 1.2075, 5.2573, 8.0], shown  # the comment's four divisors
     rotary = names["rotary"]
     assert not torch.equal(rotary.inv_freq, names["plain"])  # "its inv_freq holds the scaled frequencies"
     divisor = (names["plain"].double() / rotary.inv_freq.double()).tolist()
@@ -2995,6 +3002,7 @@ def test_band_lines_sort_the_pairs_of_a_loaded_model():
     # transformers' own divisors (1 kept, s divided), over bases, head widths, lengths and bounds
     def bands(config, high, low):
         lines = code.replace("(turns > 4)", f"(turns > {high})").replace("(turns >= 1)", f"(turns >= {low})")
+        lines = "\n".join(lines.strip().splitlines()[:-1])  # the last line's pair indices are Llama 3.1's
         printed, names = run(lines, config)
         return int(printed[0]), int(printed[1]), names
 

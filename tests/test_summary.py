@@ -9002,7 +9002,10 @@ def test_glossary_worked_examples():
     assert 0 < slip < 1e-2 * float(theta[1]), slip  # "slightly wrong": about 0.2 % off
     half_turn = math.pi / slip  # 1 756: the distance back at which the angle error reaches pi
     assert round(half_turn, -2) == 1800, half_turn  # "about 1 800 tokens back"
-    quoted = "frequency, so its angle drifts: for a key about 1 800 tokens back it is half a turn off, as wrong as an"
+    quoted = (
+        "frequency in absolute terms, so its angle drifts: for a key about 1 800 tokens back it is half a turn off, as"
+        " wrong as an"
+    )
     assert quoted + " angle can be." in page, quoted
     assert "a score's angle is off by the key's distance back times the rounding error of $\\theta_i$." in page
 
