@@ -318,7 +318,7 @@ def test_left_padding_check_matches_the_rows_alone():
     ids_, mask_ = names["ids"], names["mask"]
     assert scaled.config.rope_parameters["llama_4_scaling_beta"] == 1.0
     assert scaled.config.rope_parameters["original_max_position_embeddings"] == 4  # "steps every 4 positions"
-    assert float((kept - alone).abs().max()) < 1e-6 and float((shifted - alone).abs().max()) > 10 * 1e-5
+    assert float((kept - alone).abs().max()) < 1e-5 < 10 * 1e-5 < float((shifted - alone).abs().max())
     from transformers import Ministral3ForCausalLM
 
     flat = copy.deepcopy(scaled.config)
@@ -5596,7 +5596,9 @@ def test_port_to_try_the_check_on_passes_it():
     with contextlib.redirect_stdout(out):
         exec(rotation, ran)
     assert out.getvalue().split() == ["True"], out.getvalue()
-    assert float((ran["theirs"] - ran["mine"]).abs().max()) < 1e-5
+    # float32 rounding of the angles up to position 100 on q of size up to about 4: 5.5e-6 on AVX-512; the bound leaves
+    # kernel sets room and stays under the snippet's own 1e-4
+    assert float((ran["theirs"] - ran["mine"]).abs().max()) < 5e-5
 
     def pairs_neighbours(x, cos, sin):  # GPT-J's rotate_every_two with the same tables
         x1, x2 = x[..., 0::2], x[..., 1::2]
