@@ -942,15 +942,12 @@ unsettled_220 = (
 # test_every_trained_kerple_head_penalises_each_key_more_than_alibis_flattest_head), then the shares (the block's)
 # and the open question; a key's share of the row is not that edge, so "does not explain" stays within what is measured
 slow_fade_221 = (
-    # fix pass 252 (read r251 #1, overstated: every KERPLE head keeps more far weight than ALiBi's steeper heads, so
-    # the edge is missing only against the flattest head, the one that reaches farthest; read r251b #1: "the edge in
-    # bias"): the edge scoped to that head, checked in
-    # test_every_trained_kerple_head_penalises_each_key_more_than_alibis_flattest_head
-    "The KERPLE section's power-law edge does not show against ALiBi's flattest head, the one that reaches farthest:"
-    " at no tested distance does a trained KERPLE head give a key a higher bias than that head does. A key's share"
-    " of the row, the weight attention gives"
-    " it, also depends on the nearer keys' biases; the block below compares the two methods' shares. Why KERPLE finds"
-    " more far passkeys is not settled here."
+    # structural pass 254 (reads r252 #1, r252b #2, r253 #1 and r253b #6: caveats after the table buried the
+    # section's result): the main line ends on the paired result and the open question; the edge (no trained KERPLE
+    # head's bias above ALiBi's flattest line at any tested distance) and the shares are the first block's, which
+    # already says both (kerple_alibi_sentence, row_lesson_221)
+    "Why KERPLE finds more far passkeys is not settled here: the first block below compares the two methods' trained"
+    " heads."
 )
 row_lesson_221 = (
     "A far key's share of the row depends on its bias against every key in the row, not just against the query's own"
@@ -3044,7 +3041,11 @@ def test_trained_counts_sentence_rests_on_the_live_asserts():
         "A CoPE model and a RoPE model each have one attention layer with an MLP. Both are trained briefly on inputs of"
         " 8 sentences and tested on 8 and on 16 sentences, twice the trained length."
     )
-    short_run = "Both models train in one short run of 150 steps, with settings tuned for neither."
+    # fix pass 254 (read r253b #1, overstated: CoPE's P = 16 was chosen for this task): the training settings
+    short_run = (
+        "Both models train in one short run of 150 steps, with training settings tuned for neither; CoPE's table"
+        " size, $P = 16$, was chosen for this task."
+    )
     assert "with one setting" not in text and "One short schedule, tuned for neither model" in text
     import inspect as _inspect
 

@@ -2961,7 +2961,9 @@ def test_band_lines_sort_the_pairs_of_a_loaded_model():
     page = _page()
     assert (
         "For a `llama3` or `yarn` configuration with one flat `rope_parameters` dict, as Llama's, these lines find"
-        " the bands from a model loaded as `model`; put its bounds in the last line:" in page
+        # fix pass 254 (read r253 #5: pass 253's divisors line made "the last line" wrong): the first `print`
+        " the bands from a model loaded as `model`; put its bounds in the first `print`. The second prints the"
+        " module's own divisors at Llama 3.1's band edges:" in page
     )
     assert "For any `llama3` configuration" not in page  # a per-layer-kind dict (Gemma 3's) nests the length
     section = raw[raw.index("## A worked configuration") : raw.index("## Temperature rules")]
@@ -4523,8 +4525,10 @@ def test_worked_configuration_leads_with_its_lesson():
     section = page[page.index("## A worked configuration") : page.index("<details>")]
     lesson = (
         "## A worked configuration: Llama 3.1's three bands Llama 3.1's scaling rule, `llama3`, keeps the RoPE pairs"
-        " that turn often and slows the others, the slowest most. It sorts a head's pairs into three bands by how often"
-        " each pair turns."
+        # fix pass 254 (read r253b #1, overstated: pairs 35 to 63 all get 8, so the slowest is slowed no more than
+        # pair 35): the slowest by the full factor, the largest divisor (checked below)
+        " that turn often and slows the others, the slowest by its full `factor`. It sorts a head's pairs into three"
+        " bands by how often each pair turns."
     )
     assert section.startswith(lesson), section[:300]
     # the terms the rest of the section uses are defined on the main line before their first use
