@@ -814,7 +814,9 @@ passkey_defined = (
 # read r205: with the rule in the block only, a learner saw no position encoding find every passkey and could read
 # position encoding as harmful; one sentence after the definition draws the block's inference, scoped to the run
 # ("So on this task, in this run's five seeds, a missed passkey points to the position encoding, not the content.")
-passkey_miss = "So in this run, a missed passkey nearly always points to the position encoding."
+# fix pass 255 (reads r250b #3 and r254 #1, overstated: the no-encoding control shows that content suffices, not that
+# every other miss is the encoding's; KERPLE's own seeds range 89 to 100 %): what the control shows
+passkey_miss = "So in this run, a missed passkey is rarely for lack of content."
 # after the table, two sentences (read r191): the section's opening lesson already says that FIRE and CoPE find every
 # passkey at a higher loss, so the table is read for KERPLE against ALiBi, and the counter-fact follows the lead it is
 # about (reads r189-r191 asked for it on the main line)
