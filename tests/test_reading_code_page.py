@@ -169,8 +169,17 @@ def test_porting_snippet_runs_as_pasted_on_gemma_3_and_llama():
     after = after[len(irope) :].lstrip("\n")
     # read r203 (an omission): then the check that confirms a port, a paragraph and its snippet
     # (test_port_check_compares_cos_and_sin_with_the_loaded_model); then the pitfalls
-    assert after.startswith("To confirm a port's tables, compare your cos and sin with the loaded model's"), after[:80]
-    after = after[after.index("```\n\n") + 5 :]
+    # structural pass 256 (reads r251b #2, r252b #2, r253 #1, r254 #2 and r254b #1: the check's thirteen lines on the
+    # main line used names defined only in a block): the main line says what to compare and why both, and the block
+    # holds the table check, the port and the rotation check, in that order
+    main_check = (
+        "To confirm a port, compare its cos and sin tables with the loaded model's at a few positions above $L$ and one"
+        " below, then its rotated queries with the loaded model's. Right tables used with the wrong pairing of"
+        " dimensions, a wrong layout or a wrong `rotate_half` show only in the rotated queries and keys. The first"
+        " block below holds both checks, and a port of the worked configuration to try them on."
+    )
+    assert " ".join(after.split()).startswith(main_check), after[:200]
+    after = after[after.index("to try them on.\n\n") + len("to try them on.\n\n") :]
     # fix pass 224 (read r223 #2: comparing cos and sin cannot catch a layout or rotate_half error): one paragraph
     # right under the snippet says what the check leaves out
     # (test_port_check_compares_cos_and_sin_with_the_loaded_model)
@@ -182,13 +191,12 @@ def test_porting_snippet_runs_as_pasted_on_gemma_3_and_llama():
         # fix pass 251 (reads r248b #5, r249b #2 and r250b #5: no code compared the rotated queries)
         " The first block below does both for the worked configuration."
     )
-    assert " ".join(after.split()).startswith(leaves), after[:120]
-    after = after[after.index("configuration.\n\n") + len("configuration.\n\n") :]
+    assert leaves not in " ".join(after.split())  # pass 256: its point is the main line's second sentence
     # structural pass 217: the check's off-by-one evidence sits in a block right under its snippet, then the pitfalls
     # fix pass 230 (read r228 #2: the tolerance's constants were unexplained): the block says where they come from
     # fix pass 250 (reads r248 #6, r249 #5 and r249b #1: the check called a `my_cos_sin` the page never showed): a
     # block with a port to try it on comes first (test_port_to_try_the_check_on_passes_it)
-    port_block = "<details><summary>A port to try the check on: <code>llama3</code> in float64</summary>"
+    port_block = "<details><summary>Checking a port: its tables, a port to try, and its rotation</summary>"
     assert after.startswith(port_block), after[:80]
     after = after[after.index("</details>\n\n") + len("</details>\n\n") :]
     catches = "<details><summary>The check's tolerance, and a port off by one in L that it fails</summary>"
@@ -3715,7 +3723,7 @@ def test_porting_snippet_warns_on_mla_and_layers_without_rope():
     # model), then the pitfalls
     # read r206: Meta's name for Llama 4's mix follows, in one short sentence
     assert " ".join(after.split()).startswith(
-        rotates + " Meta calls Llama 4's mix *iRoPE*. To confirm a port's tables, compare your cos and sin"
+        rotates + " Meta calls Llama 4's mix *iRoPE*. To confirm a port, compare its cos and sin tables"
     )
     assert " ".join(after.split()).index("<details><summary>Loading pitfalls") > 0
     assert rotates in porting and "no_rope_layers" not in porting, porting
@@ -4951,13 +4959,20 @@ def test_port_check_compares_cos_and_sin_with_the_loaded_model():
     # read r204 (an omission): positions above L alone miss a wrong short list of `longrope`, used for every input
     # up to L, so the check adds one position below L, in a call of its own (checked below on a tiny `longrope` Llama)
     said = (
-        "To confirm a port's tables, compare your cos and sin with the loaded model's at a few positions above $L$ and"
-        " one below. The check calls your port's `my_cos_sin`, which must include the attention factor in cos and sin,"
-        " as transformers does:"
+        "To confirm a port, compare its cos and sin tables with the loaded model's at a few positions above $L$ and one"
+        " below, then its rotated queries with the loaded model's. Right tables used with the wrong pairing of"
+        " dimensions, a wrong layout or a wrong `rotate_half` show only in the rotated queries and keys. The first"
+        " block below holds both checks, and a port of the worked configuration to try them on."
     )
     assert said in main
     code = _snippet("my_cos, my_sin = my_cos_sin(position_ids)")
-    assert main.index(said) < main.index(" ".join(code.split()[:4]))
+    checking = _collapsed("Checking a port: its tables, a port to try, and its rotation")
+    intro = (
+        "The table check calls your port's `my_cos_sin`, which must include the attention factor in cos and sin, as"
+        " transformers does. It prints True when every entry matches within a float32 tolerance that grows with the"
+        " position:"
+    )
+    assert checking.index(intro) < checking.index(" ".join(code.split()[:4])) and "my_cos_sin(position_ids)" not in main
     # structural pass 217 (read r216: evidence on the main line): the off-by-one claim moved into a block right under
     # the snippet, scoped to the worked configuration at the snippet's positions, with its small margin
     catches = _collapsed("The check's tolerance, and a port off by one in L that it fails")
@@ -5557,7 +5572,7 @@ def test_port_to_try_the_check_on_passes_it():
     pytest.importorskip("transformers", minversion="5.24")  # the book's version
     from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding
 
-    block = _collapsed("A port to try the check on: <code>llama3</code> in float64")
+    block = _collapsed("Checking a port: its tables, a port to try, and its rotation")
     said = (
         "replace the check's first line with `rotary = LlamaRotaryEmbedding(config)`, imported from"
         " `transformers.models.llama.modeling_llama`. The check then prints True."
