@@ -46,6 +46,20 @@ def _snippet(marker: str) -> str:
 LLAMA31_SCALING = MODEL_ROPE_CONFIGS["llama-3.1-8b"]["rope_scaling"]
 
 
+#: the temperature section's main-line paragraph that defines the query scales (fix pass 250, reads r249 #4 and
+#: r249b #3: the term was named, not shown; fix pass 251, reads r250 #1 and r250b #1, overstated: Llama 4 scales only
+#: its NoPE layers' queries; fix pass 252, read r251b #1: "does so" read as Llama 4 using the same scale, and beta was
+#: the block's, so the formula comes with its beta, then Llama 4's own scale and its switch, read r251 #3)
+QUERY_SCALES_DEFINED = (
+    "Some models sharpen attention elsewhere. Ministral 3 and Mistral 4 multiply each query by a *query scale*, a"
+    " number that grows in steps with the query's position $P$: $1 + \\beta \\ln(1 + \\lfloor P/L \\rfloor)$, with"
+    " $\\beta$ set in the configuration. Far into a long input, attention then spreads less than it would without"
+    " the scale. Llama 4 has a query scale of its own in its layers without RoPE, when `attn_temperature_tuning` is"
+    " on. DeepSeek-V2 and V3 sharpen attention through the softmax scale instead. The two blocks below read their"
+    " fields."
+)
+
+
 def _section_main_line(page: str, heading: str) -> str:
     """A section's main line: from its heading up to its first collapsed block."""
     start = page.index(heading)
@@ -802,17 +816,7 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     temperature_main = _section_main_line(page, "## Temperature rules")
     # fix pass 250 (reads r249 #4 and r249b #3: the term was named, not shown): what a query scale is, with
     # Ministral 3's formula (the block's, checked in test_query_scales_are_defined_where_the_run_time_cases_use_them)
-    defined = (
-        # fix pass 251 (reads r250 #1 and r250b #1, overstated: Llama 4 scales only its NoPE layers' queries)
-        "Some models sharpen attention elsewhere. Ministral 3 and Mistral 4 multiply each query by a *query scale*, a"
-        # fix pass 252 (read r251b #1: "does so" read as Llama 4 using the same scale; beta was the block's): the
-        # formula with its beta, then Llama 4's own scale and its switch (read r251 #3)
-        " number that grows in steps with the query's position $P$: $1 + \\beta \\ln(1 + \\lfloor P/L \\rfloor)$, with"
-        " $\\beta$ set in the configuration. Far into a long input, attention then spreads less than it would without"
-        " the scale. Llama 4 has a query scale of its own in its layers without RoPE, when `attn_temperature_tuning` is"
-        " on. DeepSeek-V2 and V3 sharpen attention through the softmax scale instead. The two blocks below read their"
-        " fields."
-    )
+    defined = QUERY_SCALES_DEFINED
     assert defined in temperature_main and "step up early" in named, temperature_main
     for model in ("Llama 4", "Ministral 3", "Mistral 4"):  # read r209: each model named before the list
         assert model in defined, model
@@ -3093,17 +3097,7 @@ def test_query_scales_are_defined_where_the_run_time_cases_use_them():
     # main line): the main line names the term, its models and what it does in one sentence; the block opens with
     # why it sharpens attention, then each model's scope and field
     main = _section_main_line(page, "## Temperature rules")
-    defined = (
-        # fix pass 251 (reads r250 #1 and r250b #1, overstated: Llama 4 scales only its NoPE layers' queries)
-        "Some models sharpen attention elsewhere. Ministral 3 and Mistral 4 multiply each query by a *query scale*, a"
-        # fix pass 252 (read r251b #1: "does so" read as Llama 4 using the same scale; beta was the block's): the
-        # formula with its beta, then Llama 4's own scale and its switch (read r251 #3)
-        " number that grows in steps with the query's position $P$: $1 + \\beta \\ln(1 + \\lfloor P/L \\rfloor)$, with"
-        " $\\beta$ set in the configuration. Far into a long input, attention then spreads less than it would without"
-        " the scale. Llama 4 has a query scale of its own in its layers without RoPE, when `attn_temperature_tuning` is"
-        " on. DeepSeek-V2 and V3 sharpen attention through the softmax scale instead. The two blocks below read their"
-        " fields."
-    )
+    defined = QUERY_SCALES_DEFINED
     assert main.rstrip().endswith(defined), main
     assert "NoPE" not in main and "llama_4_scaling_beta" not in main, main  # pass 252: the switch is named (r251 #3)
     sentence = (
