@@ -64,9 +64,13 @@ SLOW_PAIR_CLAUSE = (
     # read r203: the clause moved to the top of "Longer inputs", right under the letters' sentence, and "training's
     # distances" became "training's query-key distances" (of what?); the angles past the arc that a long input brings
     # are the section's lesson, :data:`LONGER_LESSON`, above it
-    "A *slow pair* turns less than once over training's query–key distances, 0 to $L - 1$. In a decoder every key sits"
-    " at or behind its query, so these distances run only one way. The pair's angle then covers only one arc of"
-    " its circle."
+    # fix pass 258 (reads r253 #3 and r253b #1: two near-identical thresholds, L - 1 here and L in turns in L, met the
+    # learner on the main line): the main line says "over the trained length" and the arc in one sentence; the rows
+    # keep the exact L - 1, and the block "Turns in L and the fast pairs' distances" says the two counts agree but at
+    # a boundary
+    # fix pass 258b (reads r258 #1 and r258b #3: "over the trained length" met the rows' L - 1): the rows' words
+    "A *slow pair* turns less than once over training's largest distance, $L - 1$. In a decoder, whose keys sit at or"
+    " behind their query, training then showed it only one arc of its circle."
 )
 #: the longer-inputs primer's lesson, its first sentence (read r191: lesson first, PI slows the fastest pairs, `llama3`
 #: and YaRN keep them); it says "slowest", not the term *slow pair*, which :data:`SLOW_PAIR_CLAUSE` defines right
@@ -97,7 +101,11 @@ TEMPERATURE_LETTERS = (
 FASTEST_PAIR_LINES = (
     # read r203: at the section's top, before any rule is named, "some rules" for `llama3` and YaRN
     "A *fast pair* turns at least once, so training showed it the whole circle; some rules leave the fastest ones"
+    # fix pass 258b (reads r258 #1, r258b #3): the second count reconciled on the main line, as the block
+    # "Turns in L and the fast pairs' distances" does (both pick pairs 0 to 34 in Llama 3.1's head)
     " unchanged."
+    # fix pass 259 (reads r259 #1 and r259b #4: the second count on the main line, before any use, differs only at a
+    # boundary the block "Turns in L and the fast pairs' distances" explains): back in that block alone
 )
 #: the block "Turns in L and the fast pairs' distances", its sentence with both counts as inequalities (read r192: two
 #: near-identical criteria, $(L - 1)\theta_i$ and $L\theta_i$ against a turn, met the learner in three rows; read r197:
@@ -126,6 +134,9 @@ LONGER_LESSON = (
 #: the slow pair row's meaning, with the same reason for $L - 1$ as the fast pair row's (read r199; read r200: shortened
 #: to "training's largest distance, $L - 1$", as in the fast pair row)
 SLOW_ROW_MEANING = "| a pair that turns less than once over training's largest distance, $L - 1$ |"
+#: the fastest-pair table's YaRN row (read r260b #3 asked for the attention factor here; it stays out: the costs block
+#: names it, and the example's main line comes before the term's row, a recorded decision)
+YARN_FASTEST_ROW = "| *YaRN* | *keeps* it |"
 #: the fastest-pair table's position interpolation row: what PI's slowing of pair 0 does
 PI_FASTEST_ROW = (
     "| *position interpolation* | divides its frequency by 8, so a key $r$ positions back gets the angle of a key $r/8$"
@@ -173,14 +184,21 @@ SCALES_OPENING = (
     # fix pass 241 (read r240 #4: "softmax scale" used before its row defined it): named in italics with its usual value
     r" The multipliers compound: the \*softmax scale\*, usually \$1/\\sqrt d\$, applies to every logit, and the others,"
     r" where a model has them,"
-    r" multiply on top of it\. A"
+    # fix pass 258 (reads r253 #1 and r253b #2, the page's hardest place in both: three conventions in one paragraph):
+    # the rule first, "Read the multiplier, not the name", then each name's multiplier and direction in a short
+    # sentence; "despite its name" went with the rule; the attention factor's exceptions are its row's, named here
+    r" multiply on top of it\. Read the multiplier, not the name\. A"
     r" \*temperature\* \$t\$ divides \$q \\cdot k\$: its multiplier is (\$[^$]+\$), so a smaller \$t\$"
-    r" (sharpens|flattens)\. Llama 4's \*query temperature\* \$\\tau\$ multiplies \$q \\cdot k\$ despite its name: a"
+    r" (sharpens|flattens)\. Llama 4's \*query temperature\* \$\\tau\$ multiplies \$q \\cdot k\$: a"
     # fix pass 238 (read r237 #2: the row's QK-norm condition, pass 237, was missing here); fix pass 239 (read r238
     # #1: the factor always multiplies q and k through cos and sin; the condition is on the square)
-    r" larger \$\\tau\$ (sharpens|flattens)\. When RoPE rotates the whole head, YaRN's"
-    r" \*attention factor\* multiplies both \$q\$ and \$k\$, so, unless a \*QK-norm\* follows, \$q \\cdot k\$ is"
-    r" multiplied by its (square|cube)\."
+    # fix pass 258b (reads r258 #3 and r258b #2: "the row gives two exceptions" had no referent, and the factor
+    # scales only the rotated part): the mechanism, then both exceptions by name
+    r" larger \$\\tau\$ (sharpens|flattens)\. YaRN's"
+    r" \*attention factor\* multiplies cos and sin, so it scales the rotated part of both \$q\$ and \$k\$\. In a fully"
+    # fix pass 260 (read r260 #3: "gets its square" read as q . k squared): the factor's square
+    r" rotated head with no \*QK-norm\* after the rotation, \$q \\cdot k\$ is thus multiplied by the factor's"
+    r" (square|cube)\."
 )
 #: the chapters' i and j, once a main-line sentence (read r201), now said by the collapsed letters table alone (read
 #: r220: a notation caveat opened the section, and the block just below said the same)
@@ -194,8 +212,9 @@ WORD_BLOCK = "Where the word temperature differs"
 ONE_SIDED_ARC = (
     # read r198: the decoder sets the one-sided range of distances (offsets, key - query, are never positive there);
     # the arc follows from turning less than once over it; read r199: two sentences, "0 to $L - 1$" said once, before
-    "In a decoder every key sits at or behind its query, so these distances run only one way. The pair's angle then"
-    " covers only one arc of its circle."
+    # fix pass 258: one sentence, the decoder's scope kept (fix pass 240: slow pairs exist in encoders too, whose
+    # offsets run both ways, so there a slow pair's trained angles need not stay on one arc)
+    "In a decoder, whose keys sit at or behind their query, training then showed it only one arc of its circle."
 )
 
 
@@ -869,12 +888,16 @@ def test_a_larger_multiplier_never_flattens_attention():
     lead = text[text.index("### Temperature and query scales") :]
     lead = lead[: lead.index("| English |")]
     # read r201: the scope in plain words, "when RoPE rotates the whole head", the rows' "fully rotated head"
-    assert lead.count("When RoPE rotates the whole head") == 1 and lead.count("*attention factor*") == 1, lead
-    assert "fully rotated" not in lead, lead
+    # fix pass 258 (reads r253 #1, r253b #2): the opening says the square and points to the row for its two
+    # exceptions, a partial rotary head and a QK-norm after the rotation, which the row's cells name
+    # pass 258b: the scope and both exceptions on the main line, in the rows' words (reads r258 #3, r258b #2)
+    assert lead.count("*attention factor*") == 1 and lead.count("fully rotated") == 1, lead
     assert (
-        "When RoPE rotates the whole head, YaRN's *attention factor* multiplies both $q$ and $k$, so, unless a"
-        " *QK-norm* follows," in " ".join(lead.split())
+        "YaRN's *attention factor* multiplies cos and sin, so it scales the rotated part of both $q$ and $k$. In a"
+        " fully rotated head with no *QK-norm* after the rotation, $q \\cdot k$ is thus multiplied by the factor's"
+        " square." in " ".join(lead.split())
     )
+    assert "in a fully rotated head with no *QK-norm* after the rotation" in row("attention factor")
     assert cells("attention factor")[3].startswith("$a^2$ in a fully rotated head,"), cells("attention factor")
     raw_scales = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     raw_scales = raw_scales[raw_scales.index("### Temperature and query scales") :]
@@ -1146,7 +1169,8 @@ def test_chapter_8_words_from_the_saved_run():
         # fix pass 233 (read r232 #3: at 4L some methods' seeds fall on both sides of a bar): the table's length
         "Chapter 8 grades each run by its loss on the *filler* and the passkeys it finds. Its table at $8L$ gives means"
         # fix pass 251 (reads r245 #3 and r245b #1: "loss word" came before the rows define the three words)
-        " over the seeds, and each of its loss grades, *fine*, *raised* or *breaks*, holds in every seed."
+        # fix pass 258b (read r258b #4: the grades' scope): "each loss grade in that table"
+        " over the seeds, and each loss grade in that table, *fine*, *raised* or *breaks*, holds in every seed."
     )
     assert lead8 in page() and page().index(lead8) < page().index("| fine (loss) |")
     assert "The table gives each model's two numbers at $8L$, means of five seeds" in c8
@@ -1438,7 +1462,7 @@ def test_worked_example_reads_the_trained_length_and_the_shipped_config_a_larger
     # read r203: the fast pair's sentence moved to the section's top, with the slow pair's; the subsection opens with
     # what the three rules do, :data:`LESSON`, then the example head
     assert f"{LESSON} {FIXED_RULES} | rule | what it does to pair 0, the fastest pair |" in visible, visible
-    assert visible.rstrip().endswith("| *YaRN* | *keeps* it |"), visible[-400:]
+    assert visible.rstrip().endswith(YARN_FASTEST_ROW), visible[-400:]
     assert PI_FASTEST_ROW in visible
     assert "Chapter 8" not in visible
     # read r183: "meets no new angle" read literally (past L a fast pair's angles fall between trained ones, never on
@@ -2520,7 +2544,16 @@ def test_betas_row_transformers_keeps_pair_0():
     definition, pair_0 = cells("betas")[2].split(". ")
     # fix pass 232 (read r231 #2: the row read as a rule the code follows but for pair 0; the block's toy head, with
     # `truncate` off, divides no pair): the sentence says the code departs from the rule, and points to the block
-    pair_0_said = "Transformers' code always keeps pair 0 and can depart from this rule: see the block below"
+    # fix pass 258b (read r258 #2: five blocks follow the table): the block named
+    pair_0_said = (
+        "Transformers' code always keeps pair 0 and can depart from this rule: see the block"
+        ' "In models and code" at the'
+        " end of this section"
+    )
+    raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
+    terms = raw[raw.index("\n### Terms for longer inputs\n") :]
+    terms = terms[: terms.index("\n#", 5)]
+    assert terms.rindex("<details>") == terms.index("<details><summary>In models and code</summary>")  # the last
     assert "pair 0" not in definition and pair_0 == pair_0_said, cells("betas")[2]
     assert "`truncate` divides every pair but pair 0 by 4, and without it no pair is divided" in " ".join(
         models_block("### Terms for longer inputs").split()
@@ -2670,13 +2703,15 @@ def test_betas_row_truncate_moves_the_ramps_ends_outward():
     # transformers' pair 0, which the block explains
     assert row("betas").endswith(
         "and those that turn fewer than `beta_slow` times are divided by $s$. Transformers' code always keeps pair 0"
-        " and can depart from this rule: see the block below | {doc}`7 <../notebooks/07_beyond>`,"
+        ' and can depart from this rule: see the block "In models and code" at the end of this section |'
+        " {doc}`7 <../notebooks/07_beyond>`,"
         " {doc}`8 <../notebooks/08_extrapolation>` |"
     )
     assert "pair 0, the fastest, is kept however few times it turns." in block
     definition, pair_0 = cells("betas")[2].split(". ")
     assert "pair 0" not in definition and len(definition.split()) <= 35, definition
-    assert pair_0.startswith("Transformers' code always keeps pair 0") and len(pair_0.split()) <= 16, pair_0
+    # pass 258b: 25 words, the block's name included (read r258 #2)
+    assert pair_0.startswith("Transformers' code always keeps pair 0") and len(pair_0.split()) <= 25, pair_0
     source = inspect.getsource(_compute_yarn_parameters)
     assert f'get("beta_fast") or {fast}' in source and f'get("beta_slow") or {slow}' in source
     ours = load_results("extrapolation", check=False)["config"]["yarn"]
@@ -2881,13 +2916,16 @@ def test_mean_reach_bound_counts_d_over_2_partial_sums():
     (arrow,) = re.findall(
         # fix pass 251 (read r245b #5: "each arrow's tip" read as one arrow's, always 1 from its own start): the mean
         # over the d/2 arrows of the chain's reach after each, the block's |S_1| ... |S_{d/2}|
-        r"\| at an offset \$r\$, with the pairs' unit arrows \$([^$]+)\$ laid head to tail, the mean, over the"
-        r" \$d/2\$ arrows, of the distance from the start to the chain's end after that arrow; RoFormer's decay curve"
-        r" plots it \|",
+        # fix pass 258 (read r253b #3: a 40-word clause that relied on S_j, defined only in the block): the formula,
+        # then the picture in words
+        r"\| at an offset \$r\$, \$\\frac\{2\}\{d\}\\sum_\{j=1\}\^\{d/2\} \\bigl\\lvert \\sum_\{i<j\} ([^$]+?)"
+        r" \\bigr\\rvert\$: the pairs' unit arrows laid head to tail, and the mean distance from the start to the"
+        # fix pass 259 (read r259 #5: a learner searching RoFormer for the name finds nothing): whose name it is
+        r" chain's end after each arrow; RoFormer's decay curve plots it, and the name is this book's \|",
         row("mean reach"),
     )
     assert "on average" not in row("mean reach") and "distance" not in row("mean reach").replace(
-        "of the distance from the start", ""
+        "the mean distance from the start", ""
     )  # |n - m| on this page: the row's one "distance" is the chain's, from its start to a tip
     ((partial, last),) = re.findall(
         r"- At an offset \$r = n - m\$, the partial sum \$(S_j = [^$]+)\$ adds the first \$j\$ pairs' unit arrows\."
@@ -2923,6 +2961,7 @@ def test_mean_reach_bound_counts_d_over_2_partial_sums():
                 tip += arrow
                 tips.append(abs(tip))
             assert abs(sum(tips) / len(tips) - at_r) < 1e-9 * max(1.0, at_r), (d, at_r)
+            assert abs(2 / d * sum(tips) - at_r) < 1e-9 * max(1.0, at_r), (d, at_r)  # the row's 2/d and its sum
         for _ in range(20):
             h = torch.randn(d // 2, dtype=torch.complex128, generator=g)  # the pairs' query-key products
             score = (h * terms).sum(-1).abs()
@@ -3251,7 +3290,11 @@ def test_letters_sections_visible_sentence_names_rows_of_its_table():
     assert not collapsed.split("</details>")[1].strip(), "nothing after the block"
     ((named_letters, named_words),) = re.findall(
         r"^\(glossary-letters\)= ## Letters and words with more than one meaning Some letters and words change meaning"
-        r" between chapters, or between rows of this page\. They include the letters (.*?) and the words (.*?)\.$",
+        r" between chapters, or between rows of this page\. They include the letters (.*?) and the words (.*?)\."
+        # fix pass 259 (read r259 #6: the main line named the clashes and gave no meaning): one example, m's three
+        # meanings, in the block's m row (checked below against letters("$m$"))
+        r" For example, \$m\$ is a query's position on this page, a key's in chapter 9 and ALiBi's slope in chapters 3"
+        r" and 6\.$",
         " ".join(main.split()),
     )
     named = re.split(r", | and ", named_letters) + re.split(r", | and ", named_words)
@@ -3469,7 +3512,7 @@ def test_worked_case_yarn_row_and_what_slowing_the_fastest_pair_does():
         page(),
     )
     assert FASTEST_PAIR_LINES in page() and PI_FASTEST_ROW in page() and int(over) == int(by_pi) == s
-    assert "| `llama3` | *keeps* it: its frequency is unchanged | | *YaRN* | *keeps* it |" in page()
+    assert "| `llama3` | *keeps* it: its frequency is unchanged | " + YARN_FASTEST_ROW in page()
     llama3_0 = hf_llama3(d, base, s, 4.0, 1.0, L).double()[0]
     yarn_0 = hf_inv_freq(d, rope_type="yarn", rope_theta=base, factor=s, original_max_position_embeddings=L).double()[0]
     assert abs(float(llama3_0 / theta[0]) - 1) < 1e-6 and abs(float(yarn_0 / theta[0]) - 1) < 1e-6
@@ -4138,9 +4181,9 @@ def test_letters_block_chapter_lists():
         "with pair $i$'s *frequency* $\\theta_i = 10\\,000^{-2i/d_{\\text{model}}}$ set by the embedding's width"
         " $d_{\\text{model}}$ |" in sinusoidal
     )
-    assert "RoPE sets $\\theta_i = b^{-2i/d}$" in frequency and "| the width $d$ of one attention head |" in row(
+    assert "RoPE sets $\\theta_i = b^{-2i/d}$" in frequency and "| the width $d$ of one attention head:" in row(
         "head dimension"
-    )
+    )  # pass 258b: then where d comes from in a configuration (test_head_dimension_row_warns_that_head_dim_can_differ)
 
     def numbers(text):
         return {int(n) for n in re.findall(r"\d+", text)}
@@ -4295,7 +4338,9 @@ def test_temperature_section_opens_with_its_multiplier_table():
     # which scales change with the query and Llama 4's code's word are the rows' and the blocks' (read r186); read
     # r200: still five, the column's sentence out and Llama 4's query temperature's in
     # fix pass 235: six, the compounding sentence after the lesson (read r234 #2)
-    assert opening.count(". ") + opening.endswith(".") == 6, opening
+    # fix pass 258: seven, "Read the multiplier, not the name." before the three names (reads r253 #1, r253b #2)
+    # fix pass 258b: eight, the attention factor's mechanism and its scope in two sentences (reads r258 #3, r258b #2)
+    assert opening.count(". ") + opening.endswith(".") == 8, opening
     assert opening.startswith(
         "### Temperature and query scales Each row below is one multiplier of $q \\cdot k$ before the softmax, given in"
         " the column of that name. A larger multiplier sharpens attention: the top-scoring key gets more of the"
@@ -5070,9 +5115,18 @@ def test_row_wordings_match_their_chapters_and_sources():
         # equals the default head width, so the two differ only where a file sets them apart
         r"Gemma 2 and 3 scale \$q \\cdot k\$ by one over the square root of `query_pre_attn_scalar`, a field of its"
         r" own, not of \$d\$; transformers' default is (\d+)\. That is also its default head width, so the scale"
-        r" differs from \$1/\\sqrt d\$ only where a file sets the two apart\.",
+        r" differs from \$1/\\sqrt d\$ only where a file sets the two apart,"
+        # fix pass 259 (reads r259 #3, overstated, and r259b #1: "only where" read as rare; the 27B files do)
+        r" as Gemma 2 27B's and Gemma 3 27B's do: 144 and 168 against a head width of 128\.",
         text,
     )
+    # the released files' fields (google/gemma-2-27b and google/gemma-3-27b-it config.json; transformers'
+    # convert_gemma3_weights.py marks 168 "Different from other sizes"): the scalar is hidden_size over the heads,
+    # the head width 128; posenc's copy of Gemma 3 27B's RoPE fields has the same head width
+    released = {"gemma-2-27b": (4608, 32, 128, 144), "gemma-3-27b": (5376, 32, 128, 168)}
+    for hidden, heads, head_dim, scalar in released.values():
+        assert hidden // heads == scalar != head_dim == 128
+    assert MODEL_ROPE_CONFIGS["gemma-3-27b"]["head_dim"] == released["gemma-3-27b"][2]
     for config, module in ((transformers.Gemma2Config(), modeling_gemma2), (gemma3, modeling_gemma3)):
         assert config.query_pre_attn_scalar == int(default) == config.head_dim
         assert "self.scaling = config.query_pre_attn_scalar**-0.5" in inspect.getsource(module)
@@ -5478,11 +5532,13 @@ def test_chapter_10s_query_temperature_multiplies_the_logits():
     # query temperature's sentence, the word's trap, on the main line, its details in the word block under the table)
     # read r220: "multiplies $q \cdot k$ despite its name", the word temperature left to the divisor's sentence
     tau_sentence = (
-        "Llama 4's *query temperature* $\\tau$ multiplies $q \\cdot k$ despite its name: a larger $\\tau$ sharpens."
+        # fix pass 258: "despite its name" left with the rule before it, "Read the multiplier, not the name."
+        "Llama 4's *query temperature* $\\tau$ multiplies $q \\cdot k$: a larger $\\tau$ sharpens."
     )
     assert main.count("\\tau") == 2 and main.count(tau_sentence) == 1, main  # tau in that sentence alone
     assert main.index("so a smaller $t$ sharpens. " + tau_sentence) > 0  # right after the temperature's 1/t
-    ((exceptions,),) = [re.findall(r"of the weight\. (.*?), so, unless a \*QK-norm\* follows, \$q \\cdot k\$ is", main)]
+    exceptions_pattern = r"of the weight\. (.*?) multiplies cos and sin, so it scales the rotated part"
+    ((exceptions,),) = [re.findall(exceptions_pattern, main)]
     # fix pass 241: the softmax scale, italic where first used, precedes the three (the compounding sentence)
     named = ["softmax scale", "temperature", "query temperature", "attention factor"]
     assert re.findall(r"\*([\w ]+)\*", exceptions) == named, exceptions
@@ -5867,8 +5923,8 @@ def test_temperature_sections_opening_names_the_chapters_that_multiply():
     # block's
     opening = re.sub(r"\s+", " ", section)
     assert "partial rotary" not in opening, opening
-    assert opening.count("attention factor") == 1 and opening.count("When RoPE rotates the whole head") == 1, opening
-    assert "fully rotated" not in opening, opening
+    assert opening.count("attention factor") == 1 and "with no *QK-norm* after the rotation" in opening, opening
+    assert opening.count("fully rotated") == 1, opening  # pass 258b: the attention factor's scope, in the rows' words
     assert "A larger multiplier sharpens attention: the top-scoring key gets more of the weight." in opening
     assert "a $t$ below 1 sharpens" not in opening  # the temperature's direction is its row's alone
     assert cells("attention factor")[3].startswith("$a^2$ in a fully rotated head,")
@@ -6291,7 +6347,11 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
     # needs, and before the three numbers' table, whose effective factor speaks of the slowest pair
     assert paragraphs_longer[2] == SLOW_PAIR_CLAUSE + " " + FASTEST_PAIR_LINES, longer
     assert "| *extension factor* $s$ | the configuration's `factor` |" in paragraphs_longer[4], longer
-    assert paragraphs_longer[3] == "Three numbers are easy to mix up:" and paragraphs_longer[5:] == [""], longer
+    assert paragraphs_longer[3] == "Three numbers are easy to mix up:" and paragraphs_longer[5:] == [
+        # fix pass 258 (read r253b #4); fix pass 258b (read r258b #1: the clash named, not resolved): which s is whose
+        "This page keeps $s$ for `factor`; chapter 8, and one section of chapter 7, write $s$ for the stretch.",
+        "",
+    ], longer
     # read r191: "A worked case follows the table" was false (five blocks came between); the section says nothing of it
     assert "A worked case follows" not in raw
     assert raw.index(EXAMPLE) < raw.index("(glossary-longer-terms)=")
@@ -6336,10 +6396,14 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
         # fix pass 251 added dynamic NTK's slope here (read r245b #3); fix pass 253 took it out again (reads r251,
         # r251b, r252 and r252b: the clause named rules the main line has not defined; the block "When a rule's
         # effective factor is s or the stretch" gives dynamic NTK's)
-        r" \$s\$ \| the (configuration's `factor`) \| the configuration; dynamic PI and dynamic YaRN put the"
-        r" \*stretch\* in its place \| \|"
+        # fix pass 258 (read r253 #2: "put the stretch in its place" read as every dynamic rule): "two dynamic rules";
+        # and (read r253b #4) the letter clash the table warns of, one sentence under it (the Letters block's s row)
+        # fix pass 259 (read r259 #2: dynamic NTK uses both): what each dynamic rule does with the factor
+        r" \$s\$ \| the (configuration's `factor`) \| the configuration; dynamic NTK combines it with the input's"
+        r" length, and dynamic PI and dynamic YaRN use the \*stretch\* instead \| \|"
         r" \*effective factor\* \| what a rule divides the (slowest) pair's frequency by \|"
-        r" the rule, and for a dynamic rule also the input \|$",
+        r" the rule, and for a dynamic rule also the input \| This page keeps \$s\$ for `factor`; chapter 8, and one"
+        r" section of chapter 7, write \$s\$ for the stretch\.$",
         top,
     )
     # the worked example goes on from its opening to the rules without the table
@@ -6353,7 +6417,7 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
         r" \| \*position interpolation\* \| divides its frequency by (\d+), so a key \$r\$ positions back gets the"
         r" angle of a key \$r/(\d+)\$ back \|"
         r" \| `llama3` \| \*keeps\* it: its frequency is unchanged \|"
-        r" \| \*YaRN\* \| \*keeps\* it \|$",
+        r" " + re.escape(YARN_FASTEST_ROW) + "$",
         visible.strip(),
     )
     assert len(lead) == 1, visible
@@ -7611,6 +7675,15 @@ def test_softmax_scale_row_is_transformers_scaling():
     logit = f"{product}/{root}"
     assert logit == "q \\cdot k/\\sqrt d" and cells("softmax scale")[3] == "$1/\\sqrt d$", logit
     assert letters("logit").startswith(f"| logit | ${logit}$ |"), letters("logit")
+    # fix pass 260 (read r260 #1, false: the row said chapter 5's bound and plots call the raw q . k a logit; chapter 5
+    # writes "logit" only for q . k / sqrt(d)): the same there, and chapter 1's name for it, the score
+    assert letters("logit").endswith(
+        "| the same in chapter 5; chapter 1 calls it the *score*: its score matrix is $QK^\\top/\\sqrt d$ |"
+    ), letters("logit")
+    c5 = json.loads((ROOT / "notebooks" / "05_decay.ipynb").read_text(encoding="utf-8"))["cells"]
+    c5_text = " ".join(" ".join("".join(c["source"]).split()) for c in c5 if c["cell_type"] == "markdown")
+    assert "the usual logits $q \\cdot k/\\sqrt d$" in c5_text and "raw scores $q \\cdot k$ by $\\sqrt d" in c5_text
+    assert "S = \\frac{QK^\\top}{\\sqrt{d}}, $$ where $S$ is the score matrix" in chapter("01_why_position")
     assert (
         "- Gemma 2 and 3 scale $q \\cdot k$ by one over the square root of `query_pre_attn_scalar`, a field of its own,"
         " not of $d$;" in models_block("## Attention, kernels and models")
@@ -8074,3 +8147,15 @@ def test_scales_compound_on_the_softmax_scale():
         "The multipliers compound: the *softmax scale*, usually $1/\\sqrt d$, applies to every logit, and the others,"
         " where a model has them, multiply on top of it." in page()
     )
+
+
+def test_head_dimension_row_warns_that_head_dim_can_differ():
+    """The head dimension row (fix pass 258b, read r258b #7, an omission): "a configuration's `head_dim` where it has
+    one, which can differ from `hidden_size` over the number of heads, as in Gemma 3". Checked on transformers'
+    Gemma3TextConfig defaults: head_dim 256 against 2304 / 8 = 288."""
+    assert "which can differ from `hidden_size` over the number of heads, as in Gemma 3" in row("head dimension")
+    pytest.importorskip("transformers", minversion="5.24")  # the book's version
+    from transformers import Gemma3TextConfig
+
+    gemma = Gemma3TextConfig()
+    assert gemma.head_dim != gemma.hidden_size // gemma.num_attention_heads, (gemma.head_dim, gemma.hidden_size)

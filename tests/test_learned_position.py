@@ -951,6 +951,15 @@ slow_fade_221 = (
     "Why KERPLE finds more far passkeys is not settled here: the first block below compares the two methods' trained"
     " heads."
 )
+# fix pass 258b (reads r258 #1 and r258b #3: the takeaway named an edge the main line never said was absent, so a
+# learner credits KERPLE's lead to the first section's power law): one sentence between the result and the open
+# question, as passes 218 and 220 had it (checked in test_every_trained_kerple_head_penalises_each_key_more_than_
+# alibis_flattest_head: every trained head's bias below ALiBi's flattest line 1 to 511 back, each solved log shape
+# crossing it only past 511)
+edge_258 = (
+    "At these lengths, every trained KERPLE head still penalises a far key more than ALiBi's flattest head: the power"
+    " law's edge from the first section has not set in."
+)
 row_lesson_221 = (
     "A far key's share of the row depends on its bias against every key in the row, not just against the query's own"
     " token."
@@ -1359,9 +1368,9 @@ def test_kerple_sections_power_law_argument_does_not_explain_the_far_passkey_lea
     # and the unsettled question open the block
     # fix pass 221 (read r220 #1, #5): slow_fade_221 ends the main line; the block opens with row_lesson_221 and
     # unsettled_221
-    assert " ".join(cells["c29"].split("<details>")[0].split()).endswith(f"{result} {slow_fade_221}")
+    assert " ".join(cells["c29"].split("<details>")[0].split()).endswith(f"{result} {edge_258} {slow_fade_221}")
     assert (
-        f"{result} {slow_fade_221} <details>{kerple_alibi_block} {row_lesson_221} {unsettled_221} {unknown}"
+        f"{result} {edge_258} {slow_fade_221} <details>{kerple_alibi_block} {row_lesson_221} {unsettled_221} {unknown}"
         f" {takeaway_8l} </details>"
         " <details><summary>How the measures are scored" in flat
     )
@@ -1570,7 +1579,11 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
         # (guess, below)
         # fix pass 249 (reads r245 #1 and r245b: the size of the drop was the appendix's alone): the drawn head's
         # share, asserted in the figure's cell from the same saved curves, as the appendix's cell 70 prints it
-        " In the head drawn below, their share falls from about nine tenths to seven tenths."
+        # fix pass 258 (reads r254 and r254b: the five-step chain on the main line, and a figure of biases, not
+        # shares): the lost share is a paragraph of its own, and the figure's note prints the two shares from the
+        # same curves its cell asserts on (0.90 and 0.69 on the saved run)
+        " In the head drawn below, their share falls from about nine tenths to seven tenths, as the note in the figure"
+        " gives."
     )
     lesson_r218 = (
         "In chapter 8's trained FIRE models, query 511 gives its own token and the key one back less weight, taken"
@@ -1620,7 +1633,17 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
     # trained head shows it", overstated what the run shows (it records no learned |c| or L_thr): the answer comes
     # first, then its two facts in one sentence (the fall and the lift, which together make a lifted bias that of a
     # nearer key), then the example
-    assert [p for p in _markdown_paragraphs() if p.startswith("In chapter 8's trained FIRE models")] == [lesson]
+    # pass 258: two paragraphs, the lift, then the lost share
+    lift, lost = lesson.split(" So, at equal content scores")
+    # fix pass 258b (read r258b #2: the share's purpose was the block's alone): the filler's dependence, a fact of
+    # chapter 8's generator (test_fire_later_query_raises_the_keys_2_to_63_back_more_than_the_two_the_filler_needs),
+    # and the guess said as untested
+    # fix pass 259 (read r259 #1, overstated: a filler symbol depends on the two before it only inside a run of
+    # filler; read r259b #4: the untested guess then appeared four times): the block's alone again
+    lost = "So, at equal content scores" + lost
+    paragraphs = _markdown_paragraphs()
+    assert [p for p in paragraphs if p.startswith("In chapter 8's trained FIRE models")] == [lift]
+    assert paragraphs[paragraphs.index(lift) + 1] == lost
     # four sentences (read r202: r200's sixth, the untested guess on why the lift may matter, is the block's; read
     # r203: the conclusion opens the paragraph, so it is not said again at its end)
     assert (
@@ -2940,7 +2963,9 @@ def test_the_main_line_cuts_the_link_from_kerples_slow_fade_to_its_far_passkey_l
     # fix pass 221 (read r220 #1): slow_fade_221, "At no tested distance does a trained KERPLE head give a key more
     # weight, relative to the query's own token, than ALiBi's flattest head does.": that relative weight is e^bias,
     # both biases 0 on the own token, and every head's bias lies below the line at every distance 1 to 511 (below)
-    assert main.count(f"{result_8l} {slow_fade_221}") == 1 and slow_fade_220 not in flat  # fix pass 221 (read r220 #1)
+    assert (
+        main.count(f"{result_8l} {edge_258} {slow_fade_221}") == 1 and slow_fade_220 not in flat
+    )  # fix pass 221 (read r220 #1)
     assert "650" not in main and "tail" not in slow_fade_221 and "steeper" not in slow_fade_221
     config, *_ = saved_run()
     n = max(config["eval_lengths"])
@@ -3080,12 +3105,18 @@ def test_trained_counts_sentence_rests_on_the_live_asserts():
     padded = "The inputs of a batch are left-padded to one length, and no mask hides the padding."
     flat = " ".join(text.split())
     assert (
-        f"{setup} {result} {ticks} <details><summary>What the run does not test</summary> {short_run}"
+        # fix pass 258b (read r258b #6, unfair comparison disclosed only in the block): one sentence after the result
+        f"{setup} {result} The comparison is narrow: CoPE's table size was chosen for this task, and a deeper"
+        " RoPE model"
+        f" might count too. {ticks} <details><summary>What the run does not test</summary> {short_run}"
         " The run tests one layer only:" in flat
     )
     assert scope not in text and "favours CoPE" not in main and "gates can leave out" not in main
     paras = _markdown_paragraphs()
-    assert setup in paras and f"{result} {ticks}" in paras
+    narrow = (
+        "The comparison is narrow: CoPE's table size was chosen for this task, and a deeper RoPE model might count too."
+    )
+    assert setup in paras and f"{result} {narrow} {ticks}" in paras
     # read r186: the padding sentence stood on the main line with its reason only in a block; it sits in the block
     # under the result, with that reason, and the main line first names padding in takeaway 3's "unmasked padding"
     block = collapsed(flat, "What the run does not test")
@@ -3278,17 +3309,20 @@ def test_trained_counts_sentence_rests_on_the_live_asserts():
     # every assert in the live cells is one of those
     assert "start = count_of[:, :, -2].mean().item()" in live
     # "In this run, ... about 0.7" is the live seed's own gate, printed (0.70 and 0.65 per head on the machine that
-    # wrote it); over seeds 0 to 19 its two-head mean ranged 0.40 to 0.98, 0.67 on average, too wide for a bar, so the
+    # wrote it); over seeds 0 to 59 its two-head mean ranged 0.35 to 0.97, 0.65 on average, too wide for a bar, so the
     # main line scopes it to this run, and the cell says so
     assert "Its gate on the question itself is about 0.7" not in main and "about 0.7" not in main
     # the text quotes no number for that gate, on the main line or in the box: its seed spread is in the comment only
-    assert "0.40" not in box and "0.98" not in box
+    assert "0.35" not in box and "0.97" not in box
     # the reason a start near 1 is harmless ("they need only keep the labels apart") comes before the trained start
     # and the contrast with the ideal head, in the box
     assert box.index("they need only keep the labels apart") < box.index(
         "Under the ideal head it counts 0 unless it is a label"
     )
-    assert "ranged from 0.40 to 0.98, 0.67 on average" in live and "on its own token " in live
+    # fix pass 258 (read r254b: seed 43's start, 0.597, had less room than the comment's 0.2): a sweep of seeds 0 to 59
+    # (single-threaded, AMD EPYC; every assert of the live cells held in each) widened the ranges the comment gives
+    assert "ranged from 0.35 to 0.97, 0.65 on average" in live and "on its own token " in live
+    assert "0.60 (seed 43) to 1.33 (seed 18)" in live and "0.10 and 0.17 of room" in live
     asserts = re.findall(r"^assert .*$", live, flags=re.M)
     assert len(asserts) == 6, asserts
 
@@ -4097,7 +4131,7 @@ def test_a_low_passkey_score_sits_beside_a_penalty_past_the_trained_range():
     # seed's detail (checked seed by seed below) sits under the box's definition of the two passkey columns
     assert (
         after.lstrip()
-        .removeprefix(slow_fade_221)  # fix pass 221: the measured fact, and the open question, in two sentences
+        .removeprefix(f"{edge_258} {slow_fade_221}")  # the measured fact (pass 258b), and the open question
         .lstrip()
         .removeprefix(  # fix pass 221: the row's lesson, standing alone, and what the block compares open the block
             f"<details>{kerple_alibi_block} {row_lesson_221} {unsettled_221} {counter_fact} {takeaway_8l} </details>"
@@ -4267,7 +4301,9 @@ def test_kerple_layer_sharing_is_in_the_deviations_block_not_the_main_line():
         "Every layer of `TinyLM` has its own position parameters, where KERPLE's official code shares one set across"
         " the layers (`megatron/model/gpt2_model.py`)" in text
     )
-    assert "It cannot rank methods for language modelling." in main
+    # fix pass 258b (read r258b #7: "the experiment" was two): plural
+    assert "They cannot rank methods for language modelling." in main
+    assert "The two experiments' tiny models, briefly trained on synthetic text" in " ".join(main.split())
     assert (
         "NVIDIA NeMo's documentation lists KERPLE for its Megatron GPT and T5 models, as"
         " `model.position_embedding_type='kerple'` for GPT, and under `model.encoder` and `model.decoder` for T5."
@@ -4467,7 +4503,10 @@ def test_kerple_upper_bound_on_r2_belongs_to_the_power_shape_only():
     assert (
         # read r197: the power shape's limit stated where the numbers are introduced (the reference code clamps it)
         # read r203: the limit follows the formula that shows the power shape, not before the shapes are named
-        "KERPLE learns the shape of the distance penalty with two numbers per head, $r_1 > 0$ and $r_2 > 0$. Far back,"
+        # fix pass 260 (read r260 #1, overstated: the power shape needs r2 <= 2): the bound in a clause, its reason the
+        # block's
+        "KERPLE learns the shape of the distance penalty with two numbers per head, $r_1 > 0$ and $r_2 > 0$, with"
+        " $r_2 \\le 2$ for the power shape. Far back,"
         " its log shape lets a key's weight fade much more slowly than ALiBi's line does. A KERPLE model uses one of"
         " two shapes, a log and a power: $$ b_{\\log}(i, j)" in main
     )

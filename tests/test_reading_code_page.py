@@ -51,12 +51,14 @@ LLAMA31_SCALING = MODEL_ROPE_CONFIGS["llama-3.1-8b"]["rope_scaling"]
 #: its NoPE layers' queries; fix pass 252, read r251b #1: "does so" read as Llama 4 using the same scale, and beta was
 #: the block's, so the formula comes with its beta, then Llama 4's own scale and its switch, read r251 #3)
 QUERY_SCALES_DEFINED = (
-    "Some models sharpen attention elsewhere. Ministral 3 and Mistral 4 multiply each query by a *query scale*, a"
-    " number that grows in steps with the query's position $P$: $1 + \\beta \\ln(1 + \\lfloor P/L \\rfloor)$, with"
-    " $\\beta$ set in the configuration. Far into a long input, attention then spreads less than it would without"
-    " the scale. Llama 4 has a query scale of its own in its layers without RoPE, when `attn_temperature_tuning` is"
-    " on. DeepSeek-V2 and V3 sharpen attention through the softmax scale instead. The two blocks below read their"
-    " fields."
+    # fix pass 258 (reads r256 #2 and r256b #1, both among the page's three hardest: four models and three mechanisms
+    # in one paragraph hid the section's one idea): one sentence per mechanism, no model list and no formula; the
+    # blocks name the models and give Ministral 3's formula and DeepSeek's fields
+    # fix pass 259 (read r259 #2: the run-time section uses "Ministral 3's query scale" with no main-line mention): one
+    # example named
+    "Other models sharpen attention elsewhere in the code. Some, such as Ministral 3, multiply each query by a *query"
+    " scale*, a number that grows in steps with the query's position. Others, such as DeepSeek-V3, enlarge the"
+    " softmax scale. The two blocks below name these models and read their fields."
 )
 
 
@@ -188,8 +190,9 @@ def test_porting_snippet_runs_as_pasted_on_gemma_3_and_llama():
     # holds the table check, the port and the rotation check, in that order
     main_check = (
         "To confirm a port, compare its cos and sin tables with the loaded model's at a few positions above $L$ and one"
-        " below, then its rotated queries with the loaded model's. Right tables used with the wrong pairing of"
-        " dimensions, a wrong layout or a wrong `rotate_half` show only in the rotated queries and keys. The first"
+        " below, then its rotated queries with the loaded model's. Right tables used with a wrong pairing of"
+        # fix pass 258 (read r256 #5: three names for what is mostly one bug; the pairing is the layout)
+        " dimensions or a wrong `rotate_half` show only in the rotated queries and keys. The first"
         " block below holds both checks, and a port of the worked configuration to try them on."
     )
     assert " ".join(after.split()).startswith(main_check), after[:200]
@@ -818,8 +821,10 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     # Ministral 3's formula (the block's, checked in test_query_scales_are_defined_where_the_run_time_cases_use_them)
     defined = QUERY_SCALES_DEFINED
     assert defined in temperature_main and "step up early" in named, temperature_main
+    before_list = page[: page.index(merged)]
     for model in ("Llama 4", "Ministral 3", "Mistral 4"):  # read r209: each model named before the list
-        assert model in defined, model
+        # (pass 258: in the query scales' block, whose summary names them, not on the main line)
+        assert model in before_list[before_list.index("<summary>Query scales by position") :], model
     intro = lead_in
     # one short cases sentence (recorded decision); read r202 found "rounding" ambiguous beside the bfloat16 row: that
     # row's mechanism is named "angles formed in bfloat16", the reader's suggestion
@@ -840,9 +845,10 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     assert "float32 rounding:" not in section  # read r181
     # the section it points to says so, in its second item: a score's error grows with the position itself
     bf16_main = _section_main_line(page, "## bfloat16 frequencies")
-    assert "- If your own code forms the angles in bfloat16, each angle errs by up to a fixed fraction of itself" in (
-        bf16_main
+    own_code = (
+        "- Angles formed in bfloat16, as your own code might form them, err by up to a fixed fraction of themselves"
     )
+    assert own_code in " ".join(bf16_main.split())
     # "by more than transformers' own rounding": transformers forms float32 angles and rounds cos and sin to the
     # activations' dtype, at worst bfloat16 or float16, a relative error of at most 2^-8 (the bound below covers
     # float16's 2^-11 too). Each case can exceed that: (1) bfloat16 angles of pair 0 (theta_0 = 1) for a row shifted by
@@ -1275,6 +1281,36 @@ def test_fields_first_name_partial_rotary_factor():
         "A file without `original_max_position_embeddings` gives only its declared length, `max_position_embeddings`,"
         " which can be $L$ or longer: check the model card."
     )
+    # fix pass 260 (read r260b #4, an omission: a file saved by transformers 5 has none of the table's fields at its
+    # top level but head_dim): one sentence after it, checked below with save_pretrained
+    nested = (
+        "A file saved by transformers 5 keeps these fields, all but `head_dim` and `qk_rope_head_dim`, in one dict,"
+        " `rope_parameters`, as the porting section shows."
+    )
+    assert " ".join(fields.split()).count(nested) == 1
+    import pathlib
+    import tempfile
+
+    saved = {}
+    for name, made in (
+        (
+            "llama",
+            transformers.LlamaConfig(
+                rope_theta=5e5, max_position_embeddings=16 * 8192, rope_scaling=dict(LLAMA31_SCALING)
+            ),
+        ),
+        ("neox", transformers.GPTNeoXConfig()),
+        ("deepseek", transformers.DeepseekV3Config()),
+    ):
+        with tempfile.TemporaryDirectory() as folder:
+            made.save_pretrained(folder)
+            saved[name] = json.loads(pathlib.Path(folder, "config.json").read_text(encoding="utf-8"))
+    moved = {"rope_theta", "partial_rotary_factor", "rope_type", "factor", "original_max_position_embeddings"}
+    assert all(not moved & set(file) and "rope_theta" in file["rope_parameters"] for file in saved.values())
+    assert {"head_dim", "max_position_embeddings"} <= set(saved["llama"])  # the table's head_dim stays on top
+    assert saved["llama"]["rope_parameters"]["original_max_position_embeddings"] == 8192
+    assert "partial_rotary_factor" in saved["neox"]["rope_parameters"]
+    assert "qk_rope_head_dim" in saved["deepseek"] and "qk_rope_head_dim" not in saved["deepseek"]["rope_parameters"]
     assert "Most unscaled files" not in _page()
     assert " ".join(fields.split("\n\n")[2].split()).startswith(unscaled), fields
     assert "store $L$ in `max_position_embeddings`" not in _page()
@@ -1365,13 +1401,27 @@ def test_transformers_dynamic_l_is_the_stored_length():
         # puts the declared length in place of L in the formula just given
         "Transformers' dynamic NTK, `dynamic`, puts the declared length, `max_position_embeddings`, in place of $L$ in"
         " that formula. So if a file declares more than the trained length,"
-        " `dynamic` leaves the inputs between the two unscaled."
+        " `dynamic` leaves the inputs between the two unscaled:"
+        # fix pass 258 (read r256b #3: the declared length was not tied to the worked file, where it matters most)
+        # fix pass 258b (reads r258 #1 and r258b #1: the what-if read as Llama 3.1's behaviour): said as one
+        " had Llama 3.1's file named `dynamic`, no input up to $16L$ would be scaled."
     )
     assert stated in " ".join(page.split())
+    # "had Llama 3.1's file named `dynamic`, no input up to 16L would be scaled": transformers' `dynamic` with its
+    # declared 16L gives the unscaled frequencies at every length up to 16L, and slower ones beyond it
+    from transformers import LlamaConfig
+    from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
+
+    dyn = dict(rope_type="dynamic", factor=8.0, original_max_position_embeddings=8192)
+    dyn_config = LlamaConfig(rope_theta=500_000.0, max_position_embeddings=16 * 8192, rope_scaling=dyn)
+    unscaled = 500_000.0 ** (-torch.arange(0, 128, 2, dtype=torch.int64).float() / 128)  # as transformers' default
+    for length in (8192, 8193, 16 * 8192):
+        torch.testing.assert_close(ROPE_INIT_FUNCTIONS["dynamic"](dyn_config, "cpu", seq_len=length)[0], unscaled)
+    assert float(ROPE_INIT_FUNCTIONS["dynamic"](dyn_config, "cpu", seq_len=17 * 8192)[0][-1]) < float(unscaled[-1])
     assert (
         _section_main_line(page, "## Static and dynamic")
         .rstrip()
-        .endswith("`dynamic` leaves the inputs between the two unscaled.")
+        .endswith("had Llama 3.1's file named `dynamic`, no input up to $16L$ would be scaled.")
     )
     hypothetical = (
         "- A hypothetical case: Llama 3.1's file names `llama3`, but if it named `dynamic`, inputs up to its declared"
@@ -1494,7 +1544,7 @@ def test_bfloat16_drift_and_three_roundings():
         " $\\theta_i$. In Llama 3.1's head, the three paths give these errors:"
     )
     assert lead in _collapsed("The <code>model.to</code> and float32 rows")
-    assert "Where rounding enters decides what its error grows with:" in _section_main_line(
+    assert "Where rounding enters decides what the error grows with." in _section_main_line(
         page, "## bfloat16 frequencies"
     )
     # "after `model.to`, from rounded theta_i": the float32 cast of a bfloat16 inv_freq keeps its rounded value, so
@@ -1709,8 +1759,15 @@ def test_dynamic_main_line_shows_the_fixed_divisor_at_short_inputs_and_the_dynam
     )
     lesson = "A *static* rule gives each pair one divisor for its frequency, used at every input length."
     assert main.index(lesson) < main.index(example) < main.index(dynamic_said) < main.index("declared length"), main
-    # one number on the main line: the 9 and the 2 at 2L are the block's, with their meaning beside them
-    assert not re.search(r"\b9\b", main) and "Dividing by 2" not in page, main
+    # fix pass 259 (reads r258 #2 and r259b #4: the section never said why the growth matters): the block's 9 and
+    # about 2 at 2L in one sentence after the formula (the block's table, below; "about 2": the stretch, 2, and
+    # (l - 1)/(L - 1), just above it, the glossary's exact bound)
+    example_9 = (
+        "At $2L$ with $s = 8$, for example, it divides by 9, where about 2 would keep the slowest pair's angles within"
+        " the trained range."
+    )
+    assert main.count(example_9) == 1 and main.index(dynamic_said) < main.index(example_9), main
+    assert 1 + 8 * (2 - 1) == 9 and 2 < (2 * 8192 - 1) / (8192 - 1) < 2.001
     factors = _collapsed("Effective factors: how much each rule divides the slowest pair")
     assert "| dynamic NTK | 1 up to $L$, then $1 + s(\\ell/L - 1)$ | 9 |" in factors, factors  # the formula's place
     gain = (
@@ -2186,9 +2243,15 @@ def test_reading_code_porting_snippet_and_nestings():
     # read r201: the row says the lesson for ported code, that transformers 4's test for a scaled model always passes
     assert rows[1][1:] == (
         "`config.rope_parameters`",
-        "read the rule from its `rope_type`. `config.rope_scaling` is an alias of the dict, so the transformers-4 check"
-        " `config.rope_scaling is not None` is true even in an unscaled model",
+        # fix pass 258 (read r256b #4: the main porting trap sat in a table cell): the cell gives the rule's field, and
+        # the trap is its own two sentences right under the table
+        "read the rule from its `rope_type`",
     ), rows[1]
+    trap = (
+        "One transformers-4 check now misleads. In a text configuration, such as Llama's, `config.rope_scaling` is an"
+        " alias of the RoPE dict, so `config.rope_scaling is not None` is true even in an unscaled model."
+    )
+    assert " ".join(porting.split()).count(trap) == 1 and porting.index(trap.split()[0]) > porting.index("| per layer")
     assert rows[2][1:] == ("in its text configuration", "`config.get_text_config().rope_parameters`"), rows[2]
     assert rows[3][1:] == (
         "one dict for each kind that `layer_types` lists",
@@ -2233,8 +2296,9 @@ def test_reading_code_porting_snippet_and_nestings():
     ):
         assert unscaled.rope_scaling is not None and unscaled.rope_parameters["rope_type"] == "default", unscaled
     assert '\n    kind = rope["rope_type"]  # "default" when unscaled\n' in code
-    # (the table's flat row, pinned above: "`config.rope_scaling` is an alias of the dict, so the transformers-4 check
-    # `config.rope_scaling is not None` is true even in an unscaled model")
+    # (the sentences under the table, pinned above: "In a text configuration, such as Llama's, `config.rope_scaling` is
+    # an alias of the RoPE dict, so `config.rope_scaling is not None` is true even in an unscaled model"; a nested text
+    # configuration, Gemma 3's, below, too)
     for composite in (transformers.Gemma3Config(), transformers.Qwen2_5_VLConfig()):
         with pytest.raises(AttributeError):
             _ = composite.rope_scaling
@@ -2484,7 +2548,9 @@ def test_float32_angles_are_fine_up_to_16l():
         " more slowly | at most about 0.01 radian up to $16L$ |"
     )
     lesson = (
-        "Rounding in bfloat16 can put a score's angle, the key's angle minus the query's, half a turn off; float32"
+        # fix pass 259 (read r259 #4: the main line never said pi is the worst an angle can be)
+        "Rounding in bfloat16 can put a score's angle, the key's angle minus the query's, half a turn off, as wrong as"
+        " an angle can be; float32"
         # fix pass 231 (read r230 #1: "small" had no limit; float32's error keeps growing past 16L, below)
         " keeps the error far smaller."
     )
@@ -2497,8 +2563,12 @@ def test_float32_angles_are_fine_up_to_16l():
     assert "The last row's error is small at inference." not in main  # said by the lesson, before the table
     block = _collapsed("The <code>model.to</code> and float32 rows")
     parts = (
-        "Computing $\\theta_i$ in float32 gives at most about 0.005 radian, and forming $p\\theta_i$ in float32 at most"
-        " about 0.004. The first grows with the key's distance back and the second with the position, as in the first"
+        # fix pass 258b (read r258b #4: the 0.005 is transformers' float32 pow and blend on this CPU; correctly rounded
+        # frequencies give 0.0024): whose frequencies, and measured here; their distance from the exact values is
+        # checked in test_bfloat16_figure_draws_the_three_paths (at most 4 float32 steps)
+        "Transformers' float32 $\\theta_i$, a few float32 steps from the exact values, give at most about 0.005 radian,"
+        " measured here, and forming $p\\theta_i$ in float32 at most about 0.004. The first grows with the key's"
+        " distance back and the second with the position, as in the first"
         " two rows. Float32 keeps 24 significant bits to bfloat16's 8, so each of its roundings is $2^{16}$ times"
         " smaller. Chapter 4's rule, float64 angles, removes the second."
     )
@@ -3100,6 +3170,9 @@ def test_query_scales_are_defined_where_the_run_time_cases_use_them():
     defined = QUERY_SCALES_DEFINED
     assert main.rstrip().endswith(defined), main
     assert "NoPE" not in main and "llama_4_scaling_beta" not in main, main  # pass 252: the switch is named (r251 #3)
+    # pass 258: no formula and no model list on the main line; the block's Ministral bullet has the formula
+    # pass 259: one model named as an example (read r259 #2), still no list and no formula
+    assert "\\lfloor" not in main and main.count("Ministral 3") == 1 and "Llama 4" not in main, main
     sentence = (
         "A query scale multiplies its query's logits, as the attention factor's square does, so it lowers the softmax"
         " temperature. Llama 4 scales its queries, rather than cos and sin, only in its layers without RoPE and only"
@@ -3262,42 +3335,42 @@ def test_bfloat16_section_tells_the_two_errors_apart():
     # read r206 (the section's hardest place): the table moved into the section's block, and the main line says each
     # path in one short sentence: `model.to`, the key's distance back; angles formed in bfloat16, the position itself;
     # transformers' float32 path, within about a hundredth of a radian up to 16L (0.01: the table's third row)
+    # structural pass 258 (reads r256 #3 and r256b #2, among the page's hardest in every read since r217: the reader
+    # had to work out that the bullets were paths, and no figure separated the two growths): a figure of the three
+    # paths, a key one back and the key at 0 (test_bfloat16_figure_draws_the_three_paths), and one bullet a path with
+    # its numbers; the bullets' history: r197 table, r206 block, r207-r219 one sentence a path, r246 the reason
+    lead = (
+        # fix pass 260 (read r260 #3: against what the error is measured was the block's alone)
+        "Where rounding enters decides what the error grows with. The figure measures three paths in Llama 3.1's head,"
+        " each against the exact angles:"
+    )
     paths = [
-        # read r207 (the section's hardest place): each path gives its reason in a short clause: one rounded theta_i
-        # that query and key share, so the offset times its error; angles rounded one by one, so up to a fixed
-        # share of each angle, the position times theta_i (checked below: 0 below 256, up to 7 between 1 024 and 2 048)
-        # structural pass 218 (the section was named hardest in read r217): the three bullets are parallel, "where
-        # rounding enters: what its error grows with", the table's first two columns, then the reason
-        # fix pass 219 (read r218 #3, named hardest: the bullets were label fragments): each bullet is one full
-        # sentence, "if <where rounding enters>, <what errs>, <reason or growth>"; the load paths precede the list
-        # fix pass 246 (read r245b #2: the step that makes it plain, distance times the rounding error, was missing)
-        "- If `model.to` rounds the frequencies, a score's angle errs by the key's distance back times the frequency's"
-        " rounding error, since query and key share each rounded frequency.",
-        # each angle's error is at most a fixed share of the angle, so it grows with the position (checked below)
-        "- If your own code forms the angles in bfloat16, each angle errs by up to a fixed fraction of itself, so the"
-        " error grows with the position.",
-        # read r210: the hundredth is Llama 3.1's, measured up to its 16L (the error grows with the position itself)
-        # fix pass 230 (read r228 #5: "both errors remain" pointed at the bullets above, neither of which happens on
-        # this path): the path's own two roundings named, float32's of the frequencies and of the angles, the same
-        # two kinds as the bullets above (the block's table: theta_i rounded, then p theta_i formed, in float32)
-        "- On transformers' float32 path, float32 rounds the frequencies and the angles, so the same two errors arise,"
-        " far smaller: in the worked configuration, each angle stays within about a hundredth of a radian up to $16L$.",
+        "- After `model.to`, query and key share each rounded frequency, so a score's angle errs by the key's distance"
+        " back times the frequency's rounding error. A key one back stays within about a hundredth of a radian; a key"
+        " about 1 800 tokens back can be half a turn off.",
+        # fix pass 259 (read r259 #4: whose path; read r259b #2: the one-back curve stays at 3.0-3.08 radians, so
+        # "about")
+        "- Angles formed in bfloat16, as your own code might form them, err by up to a fixed fraction of themselves, so"
+        " the error grows with the position itself: past position 512, even a key one back can be about half a turn"
+        " off.",
+        "- Transformers' path, float32 frequencies and angles, keeps each angle within about a hundredth of a radian up"
+        " to $16L$.",
     ]
-    # each bullet's growth matches its table row (the table is checked below), and each bullet is one sentence
-    growth = ["the key's distance back", "grows with the position", "the same two errors arise"]
+    flat = " ".join(main.split())
+    assert flat.index(lead) < flat.index('<img src="figures/reading_code_bf16_error.svg"') < flat.index(paths[0])
+    growth = ["the key's distance back", "grows with the position", "within about a hundredth"]
     assert all(g in path for g, path in zip(growth, paths)), growth
-    assert all(path.count(". ") == 0 and path.endswith(".") for path in paths), paths
     loads = (
         "`model.to(torch.bfloat16)` rounds RoPE's frequencies, `inv_freq`, along with the weights;"
         " `from_pretrained(..., dtype=torch.bfloat16)` keeps them in float32. Prefer the latter, and check a loaded"
         " model:"
     )
     # fix pass 240 (read r239 #3, among the hardest: three mechanisms came before the section's one action): the
-    # action and its check come first; the three paths' bullets follow the check
-    assert main.index("print(rotary.inv_freq.dtype") < main.index("Where rounding enters decides what its error")
-    assert main.index(loads) < main.index(paths[0]), main  # "If `model.to` rounds" refers back to the load paths
-    assert all(path in main for path in paths) and "| path |" not in main, main
-    assert main.index(paths[0]) < main.index(paths[1]) < main.index(paths[2])
+    # action and its check come first; the three paths follow the check
+    assert flat.index("print(rotary.inv_freq.dtype") < flat.index(lead)
+    assert flat.index(loads) < flat.index(paths[0]), main
+    assert all(path in flat for path in paths) and "| path |" not in main, main
+    assert flat.index(paths[0]) < flat.index(paths[1]) < flat.index(paths[2])
     table = _collapsed("The <code>model.to</code> and float32 rows")
     table = table[table.index("| path | a score's error grows with | size, in Llama 3.1's head |") :]
     rows = re.findall(r"\| ([^|]+?) \| ([^|]+?) \| ([^|]+?) \|", table)
@@ -3316,8 +3389,12 @@ def test_bfloat16_section_tells_the_two_errors_apart():
             # product in bfloat16, pair 3 first errs by 3 radians at 642; test_bfloat16_angles_first_positions)
             # fix pass 251 (read r250 #2: "from about 650" depends on the error it counts from): 3 radians, pair 0's
             # fix pass 252 (read r251 #1: pair 1's raw error passes 3 radians at 526, 2.77 around the circle)
-            "about half a turn, as wrong as an angle can be: 3 radians off around the circle for pair 0 from position"
-            " 1 027, and for some slower pairs from about 650",
+            # fix pass 258 (read r256 #6: the positions depend on what is rounded): all three in bfloat16
+            "about half a turn, as wrong as an angle can be: with the position, the frequency and their product in"
+            # fix pass 260 (read r260 #1, overstated: pair 0 is 3 radians off at 1 027, 2.28 at 1 028, and next at or
+            # above 3 only at 8 214): "first at"
+            " bfloat16, 3 radians off around the circle for pair 0 first at position 1 027, and for some slower pairs"
+            " from about 650",
         ),
         (
             "transformers forms float32 angles from float32 $\\theta_i$",
@@ -3333,7 +3410,7 @@ def test_bfloat16_section_tells_the_two_errors_apart():
     assert block.index(lead) < block.index("| path |")
     assert "Under either load path" not in main
     for gone in ("err differently", "Float32 angles err the same way", "Of the others, Llama 3.1's pair 1"):
-        assert gone not in main, gone  # the prose the table replaces (the pair-1 sentences sit in the block)
+        assert gone not in flat, gone  # the prose the table replaces (the pair-1 sentences sit in the block)
     opens = "Under `model.to`, a score's angle is off by the key's distance back times the rounding error of"
     assert block.index("| path |") < block.index(opens + " $\\theta_i$."), block[:120]
     m = torch.arange(0, 2048, dtype=torch.float64)
@@ -3866,8 +3943,12 @@ def test_temperature_main_line_says_deepseek_moves_the_sharpening_to_the_softmax
     # the main line names the move in half a sentence beside the query scales, and the four sentences, unchanged but
     # for their first, open the DeepSeek part of the block (checked below), with the block's two fields, ratio and
     # worked example right after them
-    said = "DeepSeek-V2 and V3 sharpen attention through the softmax scale instead."
+    # fix pass 258 (reads r256 #2, r256b #1): half a sentence, "Others, such as DeepSeek-V3, enlarge the softmax
+    # scale": DeepSeek-V3's file, YaRN with factor 40 and both fields 1, multiplies the softmax scale by m(40, 1)^2,
+    # about 1.87, more than 1 (the block's worked example, checked in this test's DeepSeek part)
+    said = "Others, such as DeepSeek-V3, enlarge the softmax scale."
     assert said in main and "attention_scaling" not in main and "1.87" not in main, main
+    assert (0.1 * math.log(40) + 1) ** 2 > 1.8
     assert "`mscale_all_dim`" not in main and "m(s, \\mu)" not in main and "\\mu_1" not in main, main
     opening = (
         "DeepSeek-V2 and V3 sharpen attention through the softmax scale, the $1/\\sqrt d$ on $q \\cdot k$, not through"
@@ -3974,7 +4055,8 @@ def test_temperature_main_line_says_deepseek_moves_the_sharpening_to_the_softmax
     stored = LlamaRotaryEmbedding(LlamaConfig(hidden_size=64, num_attention_heads=4, rope_scaling=yarn8))
     assert math.isclose(stored.attention_scaling, 0.1 * math.log(8) + 1, rel_tol=1e-12), stored.attention_scaling
     assert f"{on_softmax:.2f}" == "1.87" and "1.9" not in main  # the number is the block's
-    assert main.rstrip().endswith("The two blocks below read their fields.") and page.index(said) < page.index(stated)
+    assert main.rstrip().endswith("The two blocks below name these models and read their fields.")
+    assert page.index(said) < page.index(stated)
 
 
 def test_layouts_bullet_explains_the_doubled_cos_and_sin_table():
@@ -4186,7 +4268,12 @@ def test_declared_length_is_the_last_training_stage_and_s_a_grid_search_value():
     # length", L; one sentence says why the file declares 16L, and the new angles past sL stay in the fine print
     # read r212: right under the band table, whose divided row says what "enough for sL" means
     why = (
-        "So the rule alone slows the slowest pairs enough for $sL$ positions. The file declares more, $16L$: after"
+        # fix pass 258b (read r258 #3: the reason for dividing the slow pairs was the fine print's alone): one sentence
+        # before it gives the reason, in turns in L (the main line's one count; no *slow pair*), so "So" went
+        # fix pass 260 (read r260b #1: "a pair ... showed training" swapped subject and object)
+        "Training showed a pair that turns less than once in $L$ only part of its circle, so a longer input would bring"
+        " it angles it never saw. The rule alone slows the slowest pairs enough for $sL$ positions. The file declares"
+        " more, $16L$: after"
         # read r215 (3.5): the open question on the main line was the page's hardest place; it stays in the fine
         # print (read r214 had asked for it on the main line)
         # read r216 called the bare sentence overstated (a learner may take it that the rule covers 16L): the clause
@@ -4196,6 +4283,11 @@ def test_declared_length_is_the_last_training_stage_and_s_a_grid_search_value():
         # six long-context stages up to 128K; MODEL_ROPE_CONFIGS' trained_length, checked below)
         # fix pass 228 (read r227 #1: the Llama 3 report counts the long-context stages as pre-training too)
         " its initial pre-training at $L$, Meta trained Llama 3.1 on longer inputs in stages up to $16L$."
+        # fix pass 260 (reads r259, r259b #3 and r260b #2: the main line left 8L against 16L open): what holds between
+        # them, without the report's silence (read r201: a caveat about a source stays in the fine print): beyond sL
+        # the divided pairs' angles pass the trained arc (test_past_sl_the_divided_pairs_meet_new_angles), so only the
+        # later training can have shown them
+        " Between $sL$ and $16L$, the slowest pairs meet angles that only that longer training can have shown them."
     )
     # decided at fix pass 230 (read r228 #7 asked again, as r214 did, for the open question on the main line; r215
     # named it there the page's hardest place): it stays in the fine print, whose bullet says what the report leaves
@@ -4279,7 +4371,9 @@ def test_past_sl_the_divided_pairs_meet_new_angles():
     page = _page()
     section = page[page.index("## A worked configuration") : page.index("<details>")]
     declared = "while $s$ sets how much the slowest pairs slow down."  # read r206: gone with its aside
-    gap = "Past $sL$, the divided pairs meet angles that the training before the scaling never showed them"
+    # fix pass 259 (read r259b #1, overstated: pair 35, at 0.9967 turns in L, had seen all but 0.3 % of its circle):
+    # the slowest divided pairs
+    gap = "Past $sL$, the slowest divided pairs meet angles that the training before the scaling never showed them"
     # read r204 (the section's hardest place): on the main line the sentence left an open question, whether Llama 3.1
     # is unreliable between 8L and 16L, that only the fine print answers; so it moved into the fine print, beside the
     # answer, and the main line ends on the declared-length sentence
@@ -4614,7 +4708,7 @@ def test_opening_excerpt_condenses_llamas_rope_path():
     assert ".float() * inv_freq" in code and "emb.cos() * attention_scaling" in code and "def rotate_half" in code
     rest = page[page.index("Read these fields first:") :]
     for heading, explained in (
-        ("## bfloat16 frequencies", "- On transformers' float32 path, float32 rounds the frequencies and the angles,"),
+        ("## bfloat16 frequencies", "- Transformers' path, float32 frequencies and angles, keeps each angle within"),
         ("## Temperature rules", "They multiply RoPE's cos and sin by one number, the *attention factor* $m$."),
         ("## Notes for reading code", "Transformers' Llama code pairs the two halves of a head with `rotate_half`"),
     ):
@@ -4954,8 +5048,9 @@ def test_port_check_compares_cos_and_sin_with_the_loaded_model():
     # up to L, so the check adds one position below L, in a call of its own (checked below on a tiny `longrope` Llama)
     said = (
         "To confirm a port, compare its cos and sin tables with the loaded model's at a few positions above $L$ and one"
-        " below, then its rotated queries with the loaded model's. Right tables used with the wrong pairing of"
-        " dimensions, a wrong layout or a wrong `rotate_half` show only in the rotated queries and keys. The first"
+        " below, then its rotated queries with the loaded model's. Right tables used with a wrong pairing of"
+        # fix pass 258 (read r256 #5: three names for what is mostly one bug; the pairing is the layout)
+        " dimensions or a wrong `rotate_half` show only in the rotated queries and keys. The first"
         " block below holds both checks, and a port of the worked configuration to try them on."
     )
     assert said in main
@@ -5332,7 +5427,7 @@ def test_scaling_rules_are_called_static_as_the_chapters_call_them():
     page = _page()
     lines = _raw().splitlines()
     assert [line for line in lines if re.search(r"\bfixed\b", line, re.I)] == [
-        line for line in lines if "a fixed fraction of itself" in line
+        line for line in lines if "a fixed fraction of itself" in line or "a fixed fraction of themselves" in line
     ]
     assert "(glossary-dynamic)=\n## Static and dynamic scaling rules\n" in _raw()  # the anchor stays
     main = _section_main_line(page, "## Static and dynamic scaling rules")
@@ -5478,10 +5573,11 @@ def test_cos_sin_rounding_to_the_activations_dtype_does_not_grow():
     unit roundoff, 2^-8, whatever the value)."""
     main = _section_main_line(_page(), "## bfloat16 frequencies")
     said = (
-        "- On every path, transformers then rounds cos and sin to the activations' dtype. In bfloat16, each entry"
+        # pass 258: a paragraph under the figure's three bullets, no longer a fourth bullet
+        "On every path, transformers then rounds cos and sin to the activations' dtype. In bfloat16, each entry"
         " moves by at most $1/256$ of its size, at any position, so this error does not grow."
     )
-    assert said in main, main
+    assert said in main and "- " + said not in main, main
     pytest.importorskip("transformers", minversion="5.24")  # the book's version
     from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding
 
@@ -5621,3 +5717,90 @@ def test_port_to_try_the_check_on_passes_it():
     with contextlib.redirect_stdout(out):
         exec(rotation.replace("def my_rotate(", "def unused("), dict(ran, my_rotate=pairs_neighbours))
     assert out.getvalue().split() == ["False"], out.getvalue()
+
+
+def test_bfloat16_figure_draws_the_three_paths():
+    """bfloat16 frequencies, the figure (structural pass 258, reads r256 #3 and r256b #2: the paths' bullets needed a
+    figure to tell the two growths apart): book/figures/reading_code_bf16_error.svg is what
+    scripts/draw_reading_code_figure.py draws; its frequencies are transformers' `llama3` ones for Llama 3.1's head to
+    within 3 float32 steps; and its curves back each bullet and the alt text. After `model.to`: a key one back within
+    about a hundredth of a radian up to 16L, the key at 0 half a turn off by about 1 800 (3 radians from 1 677, 3.1
+    from 1 733). Angles formed in bfloat16: a key one back 3 radians off first at query 515, "past position 512"; the
+    key at 0 by about 650 (642). Float32: within about a hundredth up to 16L on both panels (with transformers' own
+    float32 frequencies too: test_float32_angles_are_fine_up_to_16l)."""
+    import sys
+
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import draw_reading_code_figure as fig
+
+    # the file against what the script draws now: the same text but for the numbers, each within 0.02 (a coordinate is
+    # written to a hundredth of a pixel, and another CPU's float32 pow could move transformers' frequencies a step)
+    stored, drawn = fig.FIGURE.read_text(encoding="utf-8"), fig.bf16_error_svg()
+    number = r"-?\d+(?:\.\d+)?"
+    assert re.sub(number, "#", stored) == re.sub(number, "#", drawn), "rerun scripts/draw_reading_code_figure.py"
+    pairs = zip(re.findall(number, stored), re.findall(number, drawn), strict=True)
+    assert all(abs(float(a) - float(b)) <= 0.02 for a, b in pairs), "rerun scripts/draw_reading_code_figure.py"
+    page = _page()
+    alt = (
+        '<img src="figures/reading_code_bf16_error.svg" width="720" alt="Two panels of the largest error of a score\'s'
+        " angle so far, in radians from 0 to half a turn, against the query's position on a log scale up to 131 072."
+    )
+    assert alt in page and fig.LAST == 131072 == 16 * 8192
+    pytest.importorskip("transformers", minversion="5.24")  # the book's version
+    theta32, exact = fig.frequencies()
+    transformers_theta = _llama31_llama3_freqs()
+    # fix pass 260 (reads r260 #2 and r259b #4: the green line drew frequencies rounded once from the exact ones, under
+    # a legend that says transformers'): the script draws transformers' own float32 frequencies
+    torch.testing.assert_close(theta32, transformers_theta, rtol=0, atol=0)
+    # the block's "Transformers' float32 theta_i, a few float32 steps from the exact values": at most 4 steps of
+    # float32's spacing at each value (3 measured here, pass 258b), and not all exact
+    spacing = torch.tensor([math.ulp(v) * 2.0**29 for v in exact.tolist()], dtype=torch.float64)  # float32's
+    steps = (transformers_theta.double() - exact).abs() / spacing
+    assert float(steps.max()) <= 4 and float(steps.max()) > 0.5, float(steps.max())
+    curves = fig.errors()
+
+    def first(values: torch.Tensor, level: float) -> int:
+        return int((values >= level).nonzero()[0])
+
+    model_to, bf16, f32 = curves["model_to"], curves["bf16_angles"], curves["float32"]
+    assert float(model_to["one_back"].max()) < 0.01  # "A key one back stays within about a hundredth of a radian"
+    assert 1600 <= first(model_to["from_zero"], 3.0) and first(model_to["from_zero"], 3.1) <= 2000  # about 1 800
+    assert first(bf16["one_back"], 3.0) in range(513, 600)  # "past position 512, even a key one back"
+    assert first(bf16["from_zero"], 3.0) in range(600, 700)  # the alt text's "by about 650"
+    assert float(f32["one_back"].max()) < 0.01 and float(f32["from_zero"].max()) < 0.01
+    # the half-turn line: each error is wrapped, so no curve passes pi
+    assert all(float(c.max()) <= math.pi for path in curves.values() for c in path.values())
+
+
+def test_yarn_factor_that_differs_from_the_declared_ratio_warns():
+    """Loading pitfalls (fix pass 258b, reads r256b, r258 #8 and r258b #7, an omission): "A `yarn` dict whose
+    `factor` differs from `max_position_embeddings` / `original_max_position_embeddings`, as in a Llama 3.1 file
+    switched to `yarn` with `factor` 8, logs a warning when the configuration is built. Transformers then uses the
+    explicit `factor`." Checked: building that configuration warns once, naming the implicit factor 16; the frequencies
+    and attention factor are those of factor 8 (m(8) = 0.1 ln 8 + 1), not of 16; with factor 16 there is no warning."""
+    pytest.importorskip("transformers", minversion="5.24")  # the book's version
+    from unittest import mock
+
+    from transformers import LlamaConfig, modeling_rope_utils as rope_utils
+
+    said = (
+        "- A `yarn` dict whose `factor` differs from `max_position_embeddings` / `original_max_position_embeddings`, as"
+        " in a Llama 3.1 file switched to `yarn` with `factor` 8, logs a warning when the configuration is built."
+        " Transformers then uses the explicit `factor`."
+    )
+    assert said in _collapsed("Loading pitfalls in transformers 5.24")
+
+    def build(factor: float):
+        scaling = {"rope_type": "yarn", "factor": factor, "original_max_position_embeddings": 8192}
+        with mock.patch.object(rope_utils.logger, "warning_once") as warned:
+            config = LlamaConfig(rope_theta=500_000.0, max_position_embeddings=16 * 8192, rope_scaling=scaling)
+        return config, [str(call.args[0]) for call in warned.call_args_list]
+
+    config, warnings = build(8.0)
+    assert len(warnings) == 1 and "implicit factor" in warnings[0] and "16.0" in warnings[0], warnings
+    freqs, attention = rope_utils.ROPE_INIT_FUNCTIONS["yarn"](config, "cpu")
+    assert math.isclose(attention, 0.1 * math.log(8) + 1, rel_tol=1e-12), attention
+    sixteen, quiet = build(16.0)
+    assert quiet == [], quiet
+    slow_8, slow_16 = float(freqs[-1]), float(rope_utils.ROPE_INIT_FUNCTIONS["yarn"](sixteen, "cpu")[0][-1])
+    assert math.isclose(slow_8 / slow_16, 2.0, rel_tol=1e-5), slow_8 / slow_16  # the slowest pair divided by 8, not 16

@@ -4114,7 +4114,8 @@ def _yarn_defaults_caution() -> None:
     # whole though it turns about 10 times, then 2/3, 1/3), and pair 0 whole in posenc's _yarn over a sweep (chapter 7)
     assert (
         "pairs that turn more than `beta_fast` times are kept, and those that turn fewer than `beta_slow` times are"
-        " divided by $s$. Transformers' code always keeps pair 0 and can depart from this rule: see the block below |"
+        " divided by $s$. Transformers' code always keeps pair 0 and can depart from this rule: see the block"
+        ' "In models and code" at the end of this section |'
     ) in glossary
     assert "so pair 0, the fastest, is kept however few times it turns" in glossary  # transformers' clamp, its block
     assert "- YaRN's *betas* are 32 and 1 by default, 2 and 1 in chapter 8's main runs." in glossary
@@ -6089,7 +6090,7 @@ def prose_expected() -> list[str]:
     quote(C8, f"because $L$ is short: no pair turns {paper[0]} times within it", "32/1 gives the lower loss")
     quote(C8, "The code's clamp keeps pair 0 whole after all", "Pair 0 is kept by the clamp at 0, with or")
     assert "because the code, posenc's as Hugging Face's, clamps the ramp at pair 0" in page_text()
-    quote(C11, "A bias that falls steeply with distance suits that", "It cannot rank methods for language modelling")
+    quote(C11, "A bias that falls steeply with distance suits that", "They cannot rank methods for language modelling")
     # "Past $L$, ALiBi's and KERPLE's penalty grows beyond any value met in training, while at $8L$ FIRE's biases stay
     # within their range at $L$": a suggestion, under "The book suggests reasons but does not test them"; chapter 11
     # measured FIRE at 512 = 8L tokens against 64 = L only
