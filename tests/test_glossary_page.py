@@ -6908,8 +6908,11 @@ def test_content_factor_row_is_chapter_5s_largest_jump():
     conjugate of this page's, it gives the same score, and every |h_{i+1} - h_i| is the same."""
     # the row's products are chapter 5's h_i, which the block spells out: the query's pair, conjugated, times the key's
     assert row("content factor") == (
-        "| content factor | 内容因子 | the largest change between neighbouring pairs' query–key products; one factor"
-        " of RoFormer's decay bound | {doc}`5 <../notebooks/05_decay>` |"
+        # fix pass 261 (read r261 #1: the row alone left out the last change, to the appended zero, that the block's
+        # summation by parts needs; without it the bound can fail when the last product is the largest)
+        "| content factor | 内容因子 | the largest change between neighbouring pairs' query–key products, counting a"
+        " last change from the last product to zero; one factor of RoFormer's decay bound |"
+        " {doc}`5 <../notebooks/05_decay>` |"
     )  # read r186: the last pair's drop to zero hedged the definition; it is the block's "It also counts a last change"
     assert "h_i = \\overline{q_{[i]}}\\,k_{[i]}, \\qquad r = n - m" in chapter("05_decay")
     # the block under the Maths table, after the row, holds the formulas and the appended zero

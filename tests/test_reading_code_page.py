@@ -3351,10 +3351,12 @@ def test_bfloat16_section_tells_the_two_errors_apart():
         # fix pass 259 (read r259 #4: whose path; read r259b #2: the one-back curve stays at 3.0-3.08 radians, so
         # "about")
         "- Angles formed in bfloat16, as your own code might form them, err by up to a fixed fraction of themselves, so"
-        " the error grows with the position itself: past position 512, even a key one back can be about half a turn"
-        " off.",
+        # fix pass 261 (read r261 #1: why 512): bfloat16's spacing there, 4, against a true gap of 1
+        " the error grows with the position itself: past position 512, where bfloat16 spaces numbers 4 apart, even a"
+        " key one back can be about half a turn off.",
+        # fix pass 261 (read r261b #5: the main line stopped at 16L; the block's near a million and ten million)
         "- Transformers' path, float32 frequencies and angles, keeps each angle within about a hundredth of a radian up"
-        " to $16L$.",
+        " to $16L$; past it, the error keeps growing with the position.",
     ]
     flat = " ".join(main.split())
     assert flat.index(lead) < flat.index('<img src="figures/reading_code_bf16_error.svg"') < flat.index(paths[0])
@@ -4287,7 +4289,9 @@ def test_declared_length_is_the_last_training_stage_and_s_a_grid_search_value():
         # them, without the report's silence (read r201: a caveat about a source stays in the fine print): beyond sL
         # the divided pairs' angles pass the trained arc (test_past_sl_the_divided_pairs_meet_new_angles), so only the
         # later training can have shown them
-        " Between $sL$ and $16L$, the slowest pairs meet angles that only that longer training can have shown them."
+        # fix pass 261 (reads r261 #3 and r261b #1, overstated: "only that longer training can have shown them" read
+        # as if it did; whether it used the divided frequencies the report does not say, the fine print's point)
+        " Between $sL$ and $16L$, the slowest pairs meet angles that the initial pre-training never showed them."
     )
     # decided at fix pass 230 (read r228 #7 asked again, as r214 did, for the open question on the main line; r215
     # named it there the page's hardest place): it stays in the fine print, whose bullet says what the report leaves
@@ -5608,9 +5612,11 @@ def test_meta_checkpoints_need_the_permutation_into_the_half_layout():
     float64 rounding, for several head counts and widths."""
     flat = " ".join(_section_main_line(_page(), "## Notes for reading code").split())
     said = (
+        # fix pass 261 (read r261b #8: the installed 5.24 package has no conversion scripts; the source repository
+        # keeps src/transformers/models/llama/convert_llama_weights_to_hf.py)
         "Meta's own Llama 1–3 checkpoints, `consolidated.*.pth`, pair neighbours, so transformers' conversion script"
-        " for them, `convert_llama_weights_to_hf.py`, permutes those rows into the half layout; loading them without it"
-        " scrambles every rotation silently."
+        " for them, `convert_llama_weights_to_hf.py` in its source repository, permutes those rows into the half"
+        " layout; loading them without it scrambles every rotation silently."
     )
     assert said in flat, flat[-900:]
     gen = torch.Generator().manual_seed(0)
