@@ -1001,7 +1001,9 @@ lesson_8l = (
     " hidden"
     # fix pass 261 (read r261 #2, unfair comparison: finding every digit read as FIRE's and CoPE's strength, while the
     # table's last two models, T5's and the one without position encoding, find every one too: checked below)
-    " far back. The FIRE and CoPE models find every hidden digit, as the table's last two models also do, but predict"
+    # fix pass 262 (read r262 #1, overstated: the model without position encoding misses two probes outside the
+    # table): scoped to the table's two columns, where the four models find every passkey in every seed
+    " far back. The FIRE and CoPE models find every passkey in the table below, as its last two models do, but predict"
     " the text worse than KERPLE's."
 )
 lesson_8l_r202 = (

@@ -1284,8 +1284,10 @@ def test_fields_first_name_partial_rotary_factor():
     # fix pass 260 (read r260b #4, an omission: a file saved by transformers 5 has none of the table's fields at its
     # top level but head_dim): one sentence after it, checked below with save_pretrained
     nested = (
-        "A file saved by transformers 5 keeps these fields, all but `head_dim` and `qk_rope_head_dim`, in one dict,"
-        " `rope_parameters`, as the porting section shows."
+        # fix pass 262 (read r262 #1: "these fields" took in max_position_embeddings, named just before, which stays on
+        # top): the table's fields
+        "A file saved by transformers 5 keeps the table's fields, all but `head_dim` and `qk_rope_head_dim`, in one"
+        " dict, `rope_parameters`, as the porting section shows."
     )
     assert " ".join(fields.split()).count(nested) == 1
     import pathlib
