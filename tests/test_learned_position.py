@@ -4514,8 +4514,10 @@ def test_kerple_upper_bound_on_r2_belongs_to_the_power_shape_only():
         # fix pass 260 (read r260 #1, overstated: the power shape needs r2 <= 2): the bound in a clause, its reason the
         # block's
         "KERPLE learns the shape of the distance penalty with two numbers per head, $r_1 > 0$ and $r_2 > 0$, with"
-        " $r_2 \\le 2$ for the power shape. Far back,"
-        " its log shape lets a key's weight fade much more slowly than ALiBi's line does. A KERPLE model uses one of"
+        # fix pass 263 (read r263 #3, mildly overstated: "fade more slowly" read as "keep more weight" everywhere;
+        # near the query the trained heads keep less): the rate, then the level, "far enough back" (checked below)
+        " $r_2 \\le 2$ for the power shape. Its log shape fades much more slowly than ALiBi's line, so far enough back"
+        " a key keeps more weight. A KERPLE model uses one of"
         " two shapes, a log and a power: $$ b_{\\log}(i, j)" in main
     )
     assert (
@@ -4628,6 +4630,8 @@ def test_kerple_upper_bound_on_r2_belongs_to_the_power_shape_only():
             far_d = torch.tensor([10 * r1 / slope, 10 * r1 / slope + 1], dtype=torch.float64)
             b = KerpleBias(1, kind="log", r1=r1, r2=r2).to(torch.float64).bias_by_distance(far_d).detach()[0]
             assert 0 < (b[0] - b[1]).item() < slope / 10, (r1, r2, slope)
+            # "so far enough back a key keeps more weight": at 10^8 tokens back the log head's bias is above the line
+            assert -r1 * math.log1p(r2 * 1e8) > -slope * 1e8, (r1, r2, slope)
     # "The log shape passes for every $r_2 > 0$": no upper bound, checked here at large r2 (small and middle r2 in
     # test_kerple_bias_is_cpd_on_random_point_sets), on the weights that sum to 0
     for n_pos in (3, 12, 40):
