@@ -5,11 +5,11 @@ the largest error, wrapped to at most half a turn, over the 64 pairs and over ev
 
     python scripts/draw_reading_code_figure.py     # rewrites the file
 
-The paths, as transformers' Llama rotary module runs them: its float32 frequencies rounded to bfloat16 by
-``model.to(torch.bfloat16)``, then float32 angles; positions, frequencies and angles all in bfloat16 (your own code);
-float32 frequencies and angles (``from_pretrained(..., dtype=torch.bfloat16)``). The exact angle is p theta_i in
-float64 with Meta's blend for the ramped pairs. tests/test_reading_code_page.py checks the curves against the page
-and that this script draws the file, to within a hundredth of a pixel's rounding.
+The paths, as transformers' Llama rotary module runs them: its float32 frequencies (posenc's, the same
+float32 ops) rounded to bfloat16 by ``model.to(torch.bfloat16)``, then float32 angles; positions, frequencies and
+angles all in bfloat16 (your own code); float32 frequencies and angles (``from_pretrained(..., dtype=...)``). The
+exact angle is p theta_i in float64 with Meta's blend for the ramped pairs. tests/test_reading_code_page.py checks
+the curves against the page and that this script draws the file, to within a hundredth of a pixel's rounding.
 """
 
 from __future__ import annotations
@@ -18,6 +18,8 @@ import math
 from pathlib import Path
 
 import torch
+
+import posenc
 
 ROOT = Path(__file__).resolve().parents[1]
 FIGURE = ROOT / "book" / "figures" / "reading_code_bf16_error.svg"
@@ -42,20 +44,11 @@ SAMPLES = 160  # points per line, evenly spaced on the log axis
 
 
 def frequencies() -> tuple[torch.Tensor, torch.Tensor]:
-    """Llama 3.1's frequencies under `llama3`: transformers' own float32 ones, as its rotary module keeps them after
-    ``from_pretrained``, and the exact ones, in float64, with Meta's blend for the ramped pairs."""
-    from transformers import LlamaConfig
-    from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
-
-    scaling = {
-        "rope_type": "llama3",
-        "factor": FACTOR,
-        "original_max_position_embeddings": TRAINED,
-        "low_freq_factor": 1.0,
-        "high_freq_factor": 4.0,
-    }
-    config = LlamaConfig(rope_theta=BASE, max_position_embeddings=LAST, rope_scaling=scaling)
-    theta32, _ = ROPE_INIT_FUNCTIONS["llama3"](config, "cpu")
+    """Llama 3.1's frequencies under `llama3`: float32, from posenc's registry (the same float32 ops as
+    transformers' ``ROPE_INIT_FUNCTIONS["llama3"]``, which the test compares), and exact, in float64, with Meta's
+    blend for the ramped pairs."""
+    scaling = {"factor": FACTOR, "original_max_position_embeddings": TRAINED, "low_freq_factor": 1.0}
+    theta32, _ = posenc.rope_scaled_inv_freq(HEAD, BASE, rope_type="llama3", high_freq_factor=4.0, **scaling)
     theta = BASE ** (-torch.arange(0, HEAD, 2, dtype=torch.float64) / HEAD)
     turns = TRAINED * theta / (2 * math.pi)  # turns in L: kept above 4, divided by the factor below 1, blended between
     blend = ((turns - 1.0) / 3.0).clamp(0, 1)
