@@ -24,7 +24,10 @@ import posenc
 ROOT = Path(__file__).resolve().parents[1]
 FIGURE = ROOT / "book" / "figures" / "reading_code_bf16_error.svg"
 TITLE = "Where bfloat16 rounds decides what the error grows with"
-SUBTITLE = "after model.to, the key's distance back; with angles formed in bfloat16, the position itself"
+SUBTITLE = (  # two short lines, one lesson each
+    "after model.to, the error grows with the key's distance back",
+    "with angles formed in bfloat16, it grows with the position itself",
+)
 HEAD, BASE, TRAINED, FACTOR = 128, 500000.0, 8192, 8.0  # Llama 3.1's head and `llama3` fields (bounds 1 and 4)
 LAST = 16 * TRAINED  # the page's 16L
 PATHS = (  # (key, label, colour, dash); Okabe-Ito colours
@@ -104,8 +107,9 @@ def bf16_error_svg() -> str:
         f'<rect width="{width}" height="{height}" fill="white"/>',
         f'<text id="title" x="{width / 2:.0f}" y="24" text-anchor="middle" font-size="15" font-weight="bold">'
         f"{TITLE}</text>",
-        f'<text id="subtitle" x="{width / 2:.0f}" y="43" text-anchor="middle" font-size="13">{SUBTITLE}</text>',
-        f'<text x="{width / 2:.0f}" y="64" text-anchor="middle" fill="#555">Llama 3.1\'s head, up to 16L = 131 072;'
+        f'<text id="subtitle" x="{width / 2:.0f}" y="43" text-anchor="middle" font-size="13">{SUBTITLE[0]}'
+        f'<tspan x="{width / 2:.0f}" dy="16">{SUBTITLE[1]}</tspan></text>',
+        f'<text x="{width / 2:.0f}" y="80" text-anchor="middle" fill="#555">Llama 3.1\'s head, up to 16L = 131 072;'
         " each line: the largest error so far, over the 64 pairs</text>",
     ]
     for (panel, caption, x_label), plot in zip(PANELS, PLOTS, strict=True):
