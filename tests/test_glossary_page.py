@@ -201,7 +201,10 @@ SCALES_OPENING = (
     # the rotation, went to the block "YaRN's and LongRoPE's attention factors, ..."
     r" \*attention factor\* \$a\$ multiplies cos and sin, so it scales the rotated part of both \$q\$ and \$k\$\. In a"
     # fix pass 260 (read r260 #3: "gets its square" read as q . k squared): the factor's square
-    r" head like Llama 3\.1's, \$q \\cdot k\$ is thus multiplied by the factor's (square|cube)\."
+    # fix pass 265 (reads r264 #1 and r264b #1, unclear: "a head like Llama 3.1's" read as Llama 3.1 sharpening its
+    # logits, though its `llama3` has no attention factor): the head's conditions in the rows' words, once
+    r" fully rotated head with no \*QK-norm\* after the rotation, \$q \\cdot k\$ is thus multiplied by the factor's"
+    r" (square|cube)\."
 )
 #: the chapters' i and j, once a main-line sentence (read r201), now said by the collapsed letters table alone (read
 #: r220: a notation caveat opened the section, and the block just below said the same)
@@ -899,15 +902,22 @@ def test_a_larger_multiplier_never_flattens_attention():
     # pass 258b: the scope and both exceptions on the main line, in the rows' words (reads r258 #3, r258b #2)
     # fix pass 264 (reads r263 #3 and r263b #3, unclear: the conditions buried the rule): the main line's scope is
     # the example head, Llama 3.1's; the rows' words, full rotation and no QK-norm after it, are the block's
-    assert lead.count("*attention factor*") == 1 and "fully rotated" not in lead and "QK-norm" not in lead, lead
+    # fix pass 265 (reads r264 #1 and r264b #1, unclear: "In a head like Llama 3.1's" read as Llama 3.1 itself
+    # sharpening its logits, though its `llama3` rule has no attention factor): the main line states the head's
+    # conditions once, in the rows' words, and names YaRN at the example; the block says Llama 3.1 has that head but
+    # no attention factor
+    assert lead.count("*attention factor*") == 1 and lead.count("fully rotated") == 1, lead
+    assert "Llama 3.1" not in lead and lead.count("QK-norm") == 1, lead
     assert (
         "YaRN's *attention factor* $a$ multiplies cos and sin, so it scales the rotated part of both $q$ and $k$. In a"
-        " head like Llama 3.1's, $q \\cdot k$ is thus multiplied by the factor's square." in " ".join(lead.split())
+        " fully rotated head with no *QK-norm* after the rotation, $q \\cdot k$ is thus multiplied by the factor's"
+        " square. With YaRN at $s = 8$," in " ".join(lead.split())
     )
     assert (
-        "It multiplies $q \\cdot k$ by its square only in a fully rotated head with no *QK-norm* after the rotation,"
-        " such as Llama 3.1's." in block(YARN_FACTORS)
+        "Llama 3.1's head is fully rotated and has no *QK-norm*, but Llama 3.1 uses `llama3`, which has no attention"
+        " factor." in block(YARN_FACTORS)
     )
+    assert "only in a fully rotated head" not in block(YARN_FACTORS)  # the main line's condition, not repeated
     assert "in a fully rotated head with no *QK-norm* after the rotation" in row("attention factor")
     assert cells("attention factor")[3].startswith("$a^2$ in a fully rotated head,"), cells("attention factor")
     raw_scales = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
@@ -1274,7 +1284,7 @@ def test_matrix_forms_count():
 def test_distance_and_offset_rows_name_the_chapters_that_use_them():
     """The Letters table's distance row, "signed, as this page's *offset*: $j - i$ in chapter 3 and $r = n - m$ in
     chapter 5; unsigned, $\\lvert \\Delta\\rvert$ in chapters 2 and 10, $\\lvert i - j\\rvert$ in chapter 6 and
-    $\\lvert j - i\\rvert$ in chapters 3 and 11; in chapter 2, also the Euclidean distance between two vectors"
+    $\\lvert j - i\\rvert$ in chapters 1, 3, 6 and 11; in chapter 2, also the Euclidean distance between two vectors"
     (chapter 10 calls the signed $\\Delta$ the offset, so it is no longer a signed use; read r178 added chapter 2, which
     uses both the unsigned distance and the distance between vectors, and its link in the distance row; read r181 added
     chapter 3, whose ALiBi penalty "grows linearly with the distance" $|j - i|$), and
@@ -1295,15 +1305,20 @@ def test_distance_and_offset_rows_name_the_chapters_that_use_them():
     assert "The *distance* is its size, $|\\Delta|$." in chapter("10_rope_today")
     assert "the distance $\\Delta = n - m$" not in chapter("10_rope_today")
     # one row: this page's meaning, then each chapter's signed form and the unsigned chapters
-    (first, second, delta_first, delta_second, bars_first, bars_third, bars_second, vectors) = re.findall(
+    # fix pass 265 (read r264 #2, unclear: chapter 6 also writes $\lvert j - i\rvert$, in its symmetric form): the
+    # row lists chapter 6 for both orders between bars, and every chapter that writes $|j - i|$, chapter 1 included;
+    # chapter 6's signed $j - i$ it never calls a distance, so it stays the offset row's and the $i$ row's
+    (first, second, delta_first, delta_second, bars_first, bars_j_i_list, vectors) = re.findall(
         r"^\| distance \| \$\\lvert n - m\\rvert\$, never negative \| signed, as this page's \*offset\*: \$j - i\$ in"
         r" chapter (\d+) and \$r = n - m\$ in chapter (\d+); unsigned, \$\\lvert \\Delta\\rvert\$ in chapters (\d+) and"
-        r" (\d+), \$\\lvert i - j\\rvert\$ in chapter (\d+) and \$\\lvert j - i\\rvert\$ in chapters (\d+) and (\d+);"
+        r" (\d+), \$\\lvert i - j\\rvert\$ in chapter (\d+) and \$\\lvert j - i\\rvert\$ in chapters ([\d, and]+);"
         r" in chapter (\d+), also the Euclidean distance between two vectors \|$",
         letters("distance"),
     )[0]
+    bars_j_i = {int(n) for n in re.findall(r"\d+", bars_j_i_list)}
 
-    # "|i - j| in chapter 6 ... |j - i| in chapters 3 and 11": the chapters whose markdown writes each between bars
+    # "|i - j| in chapter 6 ... |j - i| in chapters 1, 3, 6 and 11": the chapters whose markdown writes each between
+    # bars
     def between_bars(form: str) -> set[int]:
         return {
             int(Path(path).name[:2])
@@ -1312,7 +1327,7 @@ def test_distance_and_offset_rows_name_the_chapters_that_use_them():
         }
 
     assert between_bars("i - j") == {int(bars_first)} == {6}
-    assert between_bars("j - i") >= {int(bars_third), int(bars_second)} == {3, 11}
+    assert between_bars("j - i") == bars_j_i == {1, 3, 6, 11}
     assert between_bars("\\\\Delta") >= {int(delta_first), int(delta_second)} == {2, 10}
     # "in chapter 2, also the Euclidean distance between two vectors": chapter 2's words for the distance between
     # words, neighbours and rows, and its code, which measures them with torch.cdist, a vector norm and torch.pdist,
@@ -1638,10 +1653,16 @@ def test_offset_is_key_minus_query_and_negative_for_an_earlier_key():
     ((quotes,),) = [
         re.findall(r"the key's; chapter (\d+) also quotes other sources' \$i - j\$, query minus key;", letters("$i$"))
     ]
-    ((bars_delta_first, bars_delta, bars_i_j, bars_j_i_first, bars_j_i),) = re.findall(
-        r"; unsigned, \$\\lvert \\Delta\\rvert\$ in chapters (\d+) and (\d+), \$\\lvert i - j\\rvert\$ in chapter"
-        r" (\d+) and \$\\lvert j - i\\rvert\$ in chapters (\d+) and (\d+);",
-        letters("distance"),
+    # fix pass 265 (read r264 #2): $|j - i|$ in chapters 1, 3, 6 and 11, chapter 6 writing both orders
+    ((bars_delta_first, bars_delta, bars_i_j, bars_j_i_chapter_1, bars_j_i_first, bars_j_i_sixth, bars_j_i),) = (
+        re.findall(
+            r"; unsigned, \$\\lvert \\Delta\\rvert\$ in chapters (\d+) and (\d+), \$\\lvert i - j\\rvert\$ in chapter"
+            r" (\d+) and \$\\lvert j - i\\rvert\$ in chapters (\d+), (\d+), (\d+) and (\d+);",
+            letters("distance"),
+        )
+    )
+    assert int(bars_j_i_chapter_1) == 1 and "so it depends only on $|j - i|$ and cannot tell before from after" in (
+        chapter("01_why_position")
     )
     writes, reversed_ = set(), set()
     for path in sorted(glob.glob(str(ROOT / "notebooks" / "[01][0-9]_*.ipynb"))):
@@ -1651,12 +1672,15 @@ def test_offset_is_key_minus_query_and_negative_for_an_earlier_key():
             reversed_.add(int(Path(path).name[:2]))
     assert {int(n) for n in re.findall(r"\d+", listed)} == writes, (listed, writes)
     # "chapter 3 also quotes other sources' $i - j$, query minus key", and the distance row's "$|\Delta|$ in chapters
-    # 2 and 10, $|i - j|$ in chapter 6 and $|j - i|$ in chapters 3 and 11": every chapter whose markdown writes i - j,
-    # and each
+    # 2 and 10, $|i - j|$ in chapter 6 and $|j - i|$ in chapters 3, 6 and 11": every chapter whose markdown writes
+    # i - j, and each
     # one's use: chapter 3 only as a tutorial's or Transformer-XL's sign convention, chapter 6 only between bars,
     # chapter 11 only squared, never as a signed offset; chapter 10 writes the distance |Delta|, chapter 11 |j - i|
     assert reversed_ == {int(quotes), int(bars_i_j), int(bars_j_i)}, (quotes, bars_i_j, bars_j_i, reversed_)
     assert (int(quotes), int(bars_delta_first), int(bars_i_j), int(bars_delta), int(bars_j_i)) == (3, 2, 6, 10, 11)
+    assert int(bars_j_i_sixth) == int(
+        bars_i_j
+    ) == 6 and "$j - i$ (on $\\lvert j - i\\rvert$ in the symmetric form)" in (chapter("06_alibi"))
     assert int(bars_j_i_first) == 3 and "subtracts $m\\,|j - i|$ from each logit" in " ".join(
         chapter("03_relative").split()
     )
@@ -2286,26 +2310,40 @@ def test_attention_factor_multiplies_the_logits_by_its_square_in_a_fully_rotated
             passed = q[..., r:] @ k[..., r:].transpose(-1, -2)
             assert torch.allclose(logits - passed, (plain - passed) * factor**power, rtol=1e-9, atol=1e-12)
             assert not torch.allclose(logits, plain * factor**2, rtol=1e-3, atol=0)
-    # fix pass 264 (reads r263 #3 and r263b #3): the main line's "In a head like Llama 3.1's, $q \cdot k$ is thus
-    # multiplied by the factor's square", and the block's "only in a fully rotated head with no *QK-norm* after the
-    # rotation, such as Llama 3.1's. In a fully rotated head, a *QK-norm* after the rotation divides the factor out
-    # again, up to the norm's small epsilon": Llama 3.1's config (posenc's copy) rotates the whole head, transformers'
-    # Llama attention has no QK-norm, and in Llama 3.1's head shape with YaRN at its `factor` the logits grow by the
-    # factor's square; Llama 4's L2 norm and Qwen3's RMS norm, applied after the rotation, give back the logits
-    # without the factor, to within their epsilon
+    # fix pass 264 (reads r263 #3 and r263b #3) and fix pass 265 (reads r264 #1 and r264b #1, unclear: the main line
+    # named Llama 3.1's head, whose `llama3` has no attention factor): the main line's "In a fully rotated head with no
+    # *QK-norm* after the rotation, $q \cdot k$ is thus multiplied by the factor's square", and the block's "Llama
+    # 3.1's head is fully rotated and has no *QK-norm*, but Llama 3.1 uses `llama3`, which has no attention factor. In
+    # a fully rotated head, a *QK-norm* after the rotation divides the factor out again, up to the norm's small
+    # epsilon": Llama 3.1's config (posenc's copy) rotates the whole head with `llama3`, whose attention factor is 1,
+    # transformers' Llama attention has no QK-norm, and in Llama 3.1's head shape with YaRN at its `factor` the logits
+    # grow by the factor's square; Llama 4's L2 norm and Qwen3's RMS norm, applied after the rotation, give back the
+    # logits without the factor, to within their epsilon
     from transformers.models.llama.modeling_llama import LlamaAttention
     from transformers.models.llama4.modeling_llama4 import Llama4TextL2Norm
     from transformers.models.qwen3.modeling_qwen3 import Qwen3RMSNorm
 
     lead = " ".join(page()[page().index("### Temperature and query scales") :].split("| English |")[0].split())
-    assert "In a head like Llama 3.1's, $q \\cdot k$ is thus multiplied by the factor's square." in lead
+    assert (
+        "In a fully rotated head with no *QK-norm* after the rotation, $q \\cdot k$ is thus multiplied by the factor's"
+        " square." in lead
+    )
     factors = block(YARN_FACTORS)
+    assert "Llama 3.1 uses `llama3`, which has no attention factor." in factors
     assert (
         "In a fully rotated head, a *QK-norm* after the rotation divides the factor out again, up to the norm's small"
         " epsilon." in factors
     )
     l31 = MODEL_ROPE_CONFIGS["llama-3.1-8b"]
     assert "partial_rotary_factor" not in l31 and "partial_rotary_factor" not in l31["rope_scaling"], l31
+    assert l31["rope_scaling"]["rope_type"] == "llama3", l31
+    llama3_cfg = transformers.LlamaConfig(
+        hidden_size=256,
+        num_attention_heads=2,
+        head_dim=128,
+        rope_parameters=dict(l31["rope_scaling"], rope_theta=l31["rope_theta"]),
+    )
+    assert LlamaRotaryEmbedding(llama3_cfg).attention_scaling == 1.0  # "no attention factor"
     attention_init = inspect.getsource(LlamaAttention.__init__)
     assert "norm" not in attention_init, attention_init  # no QK-norm in Llama's attention
     d31, base31, L31, s31 = llama31_head()
@@ -3215,9 +3253,9 @@ def test_perplexity_is_e_to_the_loss_in_nats():
 
 def test_scales_tables_worked_row_yarns_factor_at_8():
     """The block "YaRN's and LongRoPE's attention factors, their names in code, and partial rotary heads": "In YaRN, the
-    attention factor is $0.1 \\ln s + 1$", and the section's main line: "At $s = 8$, $a$ is about 1.21 and $a^2$ about
-    1.46, as if a temperature $t$ of about 0.69 divided $q \\cdot k$": transformers' `yarn` attention factor at s = 8,
-    its square, and the temperature that multiplies the logits by as much. The LongRoPE sentence is
+    attention factor is $0.1 \\ln s + 1$", and the section's main line: "With YaRN at $s = 8$, $a$ is about 1.21 and
+    $a^2$ about 1.46, as if a temperature $t$ of about 0.69 divided $q \\cdot k$": transformers' `yarn` attention factor
+    at s = 8, its square, and the temperature that multiplies the logits by as much. The LongRoPE sentence is
     :func:`test_longrope_attention_factor`'s."""
     from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
 
@@ -3226,9 +3264,10 @@ def test_scales_tables_worked_row_yarns_factor_at_8():
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     section = raw[raw.index("### Temperature and query scales") :]
     lead = " ".join(section[: section.index("| English |")].split())
+    # fix pass 265 (reads r264 #1 and r264b #1): "With YaRN at $s = 8$", the example named as YaRN's
     ((s, m, square, t),) = re.findall(
-        r"At \$s = (\d+)\$, \$a\$ is about ([\d.]+) and \$a\^2\$ about ([\d.]+), as if a temperature \$t\$ of about"
-        r" ([\d.]+) divided \$q \\cdot k\$\.",
+        r"With YaRN at \$s = (\d+)\$, \$a\$ is about ([\d.]+) and \$a\^2\$ about ([\d.]+), as if a temperature \$t\$"
+        r" of about ([\d.]+) divided \$q \\cdot k\$\.",
         lead,
     )
     assert page().count("1.46") == 1 and "1.46" not in block(YARN_FACTORS)  # moved, not copied
@@ -3504,7 +3543,9 @@ def test_letters_sections_visible_sentence_names_rows_of_its_table():
     )
     rows = [line for line in section.splitlines() if line.startswith("| ")][1:]  # after the header
     terms = [line.split(" | ")[0][2:] for line in rows]
-    assert len(terms) == len(set(terms)) == 21, terms  # one row for each letter or word, each whole
+    # fix pass 265 (read r264b #3, omission: factor, dynamic and interleaved; read r264 #3: the letters $p$ and $N$):
+    # five rows more, checked in :func:`test_letters_rows_for_factor_dynamic_interleaved_p_and_n`
+    assert len(terms) == len(set(terms)) == 26, terms  # one row for each letter or word, each whole
     # extrapolation: a model's behaviour here (its row), and in chapter 7 and the interpolation row also the angles of
     # a pair whose frequency is left unchanged ("Plain extrapolation goes beyond the trained range", chapter 7)
     assert letters("extrapolation").startswith(
@@ -4126,11 +4167,15 @@ def test_kv_cache_and_qk_norm_rows_name_the_right_models():
     # fix pass 264 (read r263 #6, overstated: "most" was a count the page did not give): the two counts of the search
     # below, narrowed to what it checks, a search for the usual names (it misses a folder whose query norm has another
     # name, such as DeepSeek-V4's `q_b_norm`)
-    ((before, after),) = re.findall(
-        r" it\. In transformers 5\.24, a search of the model folders for the usual query-norm names, such as `q_norm`,"
-        r" finds (\d+) that normalise the queries before the rotation and (\d+) that do so after it, Llama 4 and"
-        r" HunYuan among them\. OLMo 2 normalises each whole projection, all heads at once; Qwen3 and Gemma 3"
-        r" normalise each head\.",
+    # fix pass 265 (read r264 #4, unclear: "67 ... before ... and 7 ... after" could not be reproduced; another
+    # reader's search of the names got 66 and 7, with gemma4 in both sets): the block names the search, each forward
+    # pass's first query-norm call against its first rotation, gives the short "after" list exactly and the long
+    # "before" one as "over 60"
+    ((after, over),) = re.findall(
+        r" it\. In transformers 5\.24, a search of the model folders' forward passes, comparing the first call of a"
+        r" query norm of the usual names, such as `q_norm`, with the first rotation, finds (\d+) folders that normalise"
+        r" the queries after the rotation, Llama 4 and HunYuan among them, and over (\d+) that do so before it\. OLMo 2"
+        r" normalises each whole projection, all heads at once; Qwen3 and Gemma 3 normalise each head\.",
         attention_block,
     )
     assert (
@@ -4185,9 +4230,11 @@ def test_kv_cache_and_qk_norm_rows_name_the_right_models():
     # with the two named families among the latter
     (version,) = re.findall(r"In transformers ([\d.]+), a search of the model folders", attention_block)
     assert transformers.__version__.startswith(version + "."), transformers.__version__
-    assert (int(before), int(after)) == (len(order["before"]), len(order["after"])), order
-    assert {"llama4", "hunyuan_v1_dense"} <= order["after"], order
-    assert not order["before"] & order["after"], order  # each folder counted once
+    # a folder whose forward passes differ would land in both sets: it counts as one that normalises after the
+    # rotation, and the "before" count leaves it out, so the two counts never share a folder
+    only_before = order["before"] - order["after"]
+    assert int(after) == len(order["after"]) and len(only_before) > int(over), order
+    assert {"llama4", "hunyuan_v1_dense", "hunyuan_v1_moe"} <= order["after"], order  # "Llama 4 and HunYuan"
 
 
 def test_interpolation_row_keeps_the_angles_inside_the_trained_range():
@@ -5631,10 +5678,12 @@ def test_worked_example_names_two_costs_of_slowing_pairs():
     assert "only slightly higher than plain RoPE's" not in text
     assert "YaRN×8's is slightly *raised*" not in text  # read r220: a grade chapter 8 does not give it
     # "only slightly higher than plain RoPE's" (read r203, r220): chapter 8's "YaRN×8 only slightly"; in every seed
-    # YaRN×8's loss at L is above plain RoPE's by less than a fifth of a nat, while PI×8's is above it by over 3 nats;
+    # YaRN×8's loss at L is above plain RoPE's by 0.09 to 0.18 nats, while PI×8's is above it by over 3 nats;
     # its mean lies within a tenth of a nat above the fine bar, under a twentieth of the way from that bar to breaks
     assert "YaRN×8 only slightly" in " ".join(chapter("08_extrapolation").split())
-    assert all(0 < y - r < 0.2 for y, r in zip(yarn_fixed, unscaled)), (yarn_fixed, unscaled)
+    # fix pass 265 (read r264b #7, assert fitted to one run: "0 < y - r < 0.2" was a bound set just above seed 1's
+    # 0.184 and said no more than the exact check below): removed; the page's "0.09 to 0.18 nats" is the seeds' own
+    # smallest and largest gap, read from the saved run
     gaps = [y - r for y, r in zip(yarn_fixed, unscaled)]
     assert (round(min(gaps), 2), round(max(gaps), 2)) == (0.09, 0.18), gaps  # "by 0.09 to 0.18 nats"
     assert all(p - r > 3 for p, r in zip(fixed, unscaled)), (fixed, unscaled)
@@ -6125,9 +6174,10 @@ def test_temperature_sections_opening_names_the_chapters_that_multiply():
     opening = re.sub(r"\s+", " ", section)
     assert "partial rotary" not in opening, opening
     # fix pass 264 (reads r263 #3 and r263b #3): the scope is the example head's; its conditions are the block's
-    assert opening.count("attention factor") == 1 and "QK-norm" not in opening, opening
-    assert "fully rotated" not in opening and "In a head like Llama 3.1's, $q \\cdot k$" in opening, opening
-    assert "with no *QK-norm* after the rotation, such as Llama 3.1's." in block(YARN_FACTORS)
+    # fix pass 265 (reads r264 #1 and r264b #1): the conditions on the main line, once; Llama 3.1 in the block only
+    assert opening.count("attention factor") == 1 and opening.count("QK-norm") == 1, opening
+    assert "In a fully rotated head with no *QK-norm* after the rotation, $q \\cdot k$" in opening, opening
+    assert "Llama 3.1" not in opening and "Llama 3.1's head is fully rotated" in block(YARN_FACTORS)
     assert "A larger multiplier sharpens attention: the top-scoring key gets more of the weight." in opening
     assert "a $t$ below 1 sharpens" not in opening  # the temperature's direction is its row's alone
     assert cells("attention factor")[3].startswith("$a^2$ in a fully rotated head,")
@@ -8371,3 +8421,114 @@ def test_head_dimension_row_warns_that_head_dim_can_differ():
 
     gemma = Gemma3TextConfig()
     assert gemma.head_dim != gemma.hidden_size // gemma.num_attention_heads, (gemma.head_dim, gemma.hidden_size)
+
+
+def test_letters_rows_for_factor_dynamic_interleaved_p_and_n():
+    """Fix pass 265 (read r264b #3, omission: "factor", "dynamic" and "interleaved" each name several ideas; read
+    r264 #3, unclear: the scales rows write a position $p$ and a count $N$ that the Letters table did not list): five
+    rows of the Letters table, each sense checked where the row says it is used, on this page, in a chapter or in
+    transformers."""
+    from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
+
+    raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
+    outside = re.sub(r"\s+", " ", raw[: raw.index("(glossary-letters)=")] + raw[raw.index("(glossary-papers)=") :])
+    # factor: the extension factor alone; five compounds on this page; chapter 5's distance factor and chapter 8's
+    # dynamic factor elsewhere
+    assert letters("factor") == (
+        "| factor | alone, the *extension factor* $s$, a configuration's `factor`; in compounds, the *effective"
+        " factor*, what a rule divides its slowest pair's frequency by, the *attention factor* $a$ on cos and sin,"
+        " the *content factor* of RoFormer's bound, `partial_rotary_factor`, the share of a head that RoPE turns, and"
+        " `llama3`'s `low_freq_factor` and `high_freq_factor`, bounds in *turns in $L$* | the distance factor of"
+        " chapter 5, the bound's other factor, $d/2$ times the *mean reach*; the dynamic factor of chapter 8, an"
+        " input's *stretch* |"
+    )
+    assert cells("extension factor")[2].startswith("$s$, a configuration's `factor`")
+    assert cells("effective factor")[2].startswith("the number by which a rule divides its slowest pair's frequency")
+    assert cells("attention factor")[2].startswith(
+        "the number $a$ by which YaRN and LongRoPE multiply RoPE's cos and sin"
+    )
+    assert "one factor of RoFormer's decay bound" in row("content factor")
+    assert "A config sets a *partial rotary* head's share with `partial_rotary_factor`." in models_block("## Encodings")
+    assert "with bounds `high_freq_factor` and `low_freq_factor` in *turns in $L$*" in row(
+        "Llama 3.1 scaling (`llama3`)"
+    )
+    c5 = chapter("05_decay")
+    assert "a product of two factors, one set by the content and one by the distance. The distance factor falls" in c5
+    assert "the sum is $d/2$ times the mean reach" in c5
+    c8_code = "\n".join(
+        "".join(cell["source"])
+        for cell in json.loads((ROOT / "notebooks" / "08_extrapolation.ipynb").read_text(encoding="utf-8"))["cells"]
+        if cell["cell_type"] == "code"
+    )
+    assert "dynamic factor (n / {L}) against the factor fixed at 8" in c8_code  # n / L past L: the stretch
+    # dynamic: a length-dependent rule on this page, its four rows; the config's rope type `dynamic` is transformers'
+    # dynamic NTK, and HunYuan's `dynamic` with `alpha` a static rule, as the block says
+    assert letters("dynamic") == (
+        "| dynamic | of a scaling, set from each input's length, as in *dynamic (scaling)*, *dynamic NTK*, *dynamic PI*"
+        " and *dynamic YaRN* | in configurations, the rope type `dynamic`, which names *dynamic NTK*; HunYuan's configs"
+        " say `dynamic` but set `alpha`, which makes the rule *static* |"
+    )
+    assert "a scaling whose divisors are set from each input's length" in row("dynamic (scaling)")
+    for term in ("dynamic NTK (`dynamic`)", "dynamic PI", "dynamic YaRN"):
+        assert row(term).count("{doc}") >= 1, term
+    assert ROPE_INIT_FUNCTIONS["dynamic"].__name__ == "_compute_dynamic_ntk_parameters"
+    assert (
+        "HunYuan's configs say `dynamic` but set `alpha`, which fixes the base at $b\\,\\alpha^{d/(d-2)}$ for every"
+        " input: a *static* rule." in models_block("### Terms for longer inputs")
+    )
+    # interleaved: the pair layout here; interleaved M-RoPE's dealing and Llama 4's layers elsewhere
+    assert letters("interleaved") == (
+        "| interleaved | the *interleaved layout*: RoPE pairs neighbours, $2i$ and $2i + 1$ | in *interleaved M-RoPE*,"
+        " pairs dealt out to the three axes in turn; in chapter 7 and the *iRoPE* row, Llama 4's NoPE layers placed"
+        " among its RoPE layers |"
+    )
+    assert "RoPE pairs neighbours, $2i$ and $2i + 1$" in row("interleaved layout")
+    assert "pairs dealt out in turn to the three axes" in row("interleaved M-RoPE")
+    assert "Llama 4's interleaving of layers: three layers in four use RoPE" in row("iRoPE")
+    assert (
+        "Recent large models mix NoPE layers with RoPE layers. Llama 4 interleaves attention layers without position"
+        " encoding" in chapter("07_beyond")
+    )
+    # p: any position in two core rows, the query's in the logn row (the claims page's letter); chapter 7's and
+    # Reading model code's Llama 4 position, chapter 10's first image id, chapter 11's KERPLE power
+    assert letters("$p$") == (
+        "| $p$ | a position: any position in the rows *linear relation* and *sinusoidal encoding*; the query's in the"
+        " *logn attention* row, as on the claims page | the query's position in Llama 4's $\\tau$ in chapter 7 and"
+        " Reading model code; the first id of an image's tokens under M-RoPE in chapter 10; KERPLE's power in chapter"
+        " 11 |"
+    )
+    assert "the encoding of every position $p$" in row("linear relation") and "of position $p$ are" in row(
+        "sinusoidal encoding"
+    )
+    assert "on the query at position $p \\ge L$" in row("logn attention (`use_logn_attn`)")
+    claims = re.sub(r"\s+", " ", (ROOT / "book" / "claims.md").read_text(encoding="utf-8"))
+    assert "multiplies the query at position $p \\ge L$" in claims
+    assert "\\lfloor (p+1)/f \\rfloor\\big)$ at position $p$" in chapter("07_beyond")
+    reading = re.sub(r"\s+", " ", (ROOT / "book" / "reading_code.md").read_text(encoding="utf-8"))
+    assert "\\tau = 1 + a \\ln(1 + \\lfloor (p + 1)/f \\rfloor)" in reading
+    assert "Transformers counts the position $p$" in reading
+    assert "tokens starts at id $p$" in chapter("10_rope_today")
+    assert "CPD for $0 < p \\le 2$" in chapter("11_learned_position")
+    # N: the count in the Scalable-Softmax row; chapter 10's turns, chapter 11's normal distribution
+    assert letters("$N$") == (
+        "| $N$ | the number of tokens a query attends, in the *Scalable-Softmax* row | how many times a pair turns"
+        " within $L$ in chapter 10; the normal distribution $N(0, 1)$ in chapter 11 |"
+    )
+    assert "with $N$ the number of tokens attended" in row("Scalable-Softmax")
+    assert "A pair that turns $N$ times within $L$ has wavelength $L/N$." in chapter("10_rope_today")
+    assert "drawn $N(0, 1)$ per bucket" in chapter("11_learned_position")
+    # each compound, field or row the five rows name is this page's, outside the Letters section: a row of its own,
+    # or a field in code font
+    for term in (
+        "effective factor",
+        "attention factor",
+        "content factor",
+        "dynamic PI",
+        "interleaved M-RoPE",
+        "iRoPE",
+        "logn attention (`use_logn_attn`)",
+        "Scalable-Softmax",
+    ):
+        assert row(term), term
+    for field in ("`partial_rotary_factor`", "`low_freq_factor`", "`high_freq_factor`", "`alpha`"):
+        assert field in outside, field

@@ -59,11 +59,12 @@ QUERY_SCALES_DEFINED = (
     # fix pass 264 (reads r263 #6 and r263b #6, unclear: the main line stopped at pointers, so "query scale" was met
     # without its formula): Ministral 3's scale, as its modeling file computes it, on the main line
     # (test_query_scales_are_defined_where_the_run_time_cases_use_them checks it against get_llama_4_attn_scale)
-    "Other models sharpen attention elsewhere in the code. Some multiply each query by a *query scale*, a number that"
-    " grows in steps with the query's position. Ministral 3's query scale at position $p$ is"
-    " $1 + \\beta \\ln(1 + \\lfloor p/L \\rfloor)$, with $\\beta$ a field of its `rope_parameters`. It is 1 for the"
-    " first $L$ positions and steps up at each multiple of $L$. Others, such as DeepSeek-V3, enlarge the softmax scale."
-    " The two blocks below name these models and read their fields."
+    # fix pass 265 (reads r264 #3 and r264b #2, the section's hardest place: a floor-log formula on the main line):
+    # three short sentences, Ministral 3's scale in words; the formula is the query scales' block's
+    # (test_query_scales_are_defined_where_the_run_time_cases_use_them checks the words against get_llama_4_attn_scale)
+    "Other models sharpen attention elsewhere in the code. Some multiply each query by a *query scale*: Ministral 3's"
+    " query scale is 1 for the first $L$ positions and grows by a step at each multiple of $L$. Others, such as"
+    " DeepSeek-V3, enlarge the softmax scale."
 )
 
 
@@ -766,6 +767,13 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     # the four cases): the last sentence counts the cases and says how many `position_ids` remove (checked below: the
     # list's "remove" and "leave" answers)
     answer = ""  # the section's first sentence gives the advice; no second "pass both" (pass 249)
+    # fix pass 265 (read r264 #1, an omission on the main line: the one case where `position_ids` do not help was the
+    # block's alone): Llama 4's query scale, which counts from the cache length
+    # (test_llama_4_query_scale_ignores_position_ids_on_a_left_padded_batch)
+    answer = (
+        " Llama 4's query scale, in its layers without RoPE, counts positions from the cache length instead, so"
+        " passing `position_ids` does not remove its change."
+    )
     assert "The block lists four such cases" not in section  # no count the learner must open the block to check
     assert lead + " " + lesson in section, section  # the mask first, then `position_ids`
     assert "mask alone" not in section and "pass both too" not in section
@@ -950,7 +958,8 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
         " at position 0, about half a turn off: 1 027 rounds to 1 024, 3 radians away."
     )
     assert moved in bf16_block
-    assert page.count("1 027") == 2 and "1 028" not in page, page.count("1 027")  # the example, and the table row
+    # fix pass 265 (read r264 #4): the table's cell dropped pair 0's 1 027, which the example explains
+    assert page.count("1 027") == 1 and "1 028" not in page, page.count("1 027")  # the example
     assert fourth.startswith("`dynamic` and `longrope` pick every row's frequencies"), fourth
     assert "`dynamic` switches every row's frequencies once the batch's highest position reaches" in fourth, fourth
     assert ", and `longrope` at `original_max_position_embeddings`." in fourth, fourth
@@ -1002,6 +1011,61 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     assert loaded.model.rotary_emb.inv_freq.dtype == torch.float32  # "pass the dtype to from_pretrained instead"
     assert next(loaded.parameters()).dtype == torch.bfloat16
     assert model.to(torch.bfloat16).model.rotary_emb.inv_freq.dtype == torch.bfloat16  # rounded by model.to
+
+
+def test_llama_4_query_scale_ignores_position_ids_on_a_left_padded_batch():
+    """Positions at run time, main line (fix pass 265, read r264 #1, an omission): "Llama 4's query scale, in its
+    layers without RoPE, counts positions from the cache length instead, so passing `position_ids` does not remove its
+    change." In transformers 5.24's Llama4TextAttention.forward, the scale's positions are the cache length plus
+    arange over the call, and the branch never reads `position_ids`; on a tiny random Llama 4 whose two layers have no
+    RoPE, a left-padded row with `position_ids` counted from its first real token matches the row run alone with the
+    scale off, and not with it on (a step every 2 positions, attn_scale 10, so that the step shows)."""
+    pytest.importorskip("transformers", minversion="5.24")  # the book's version
+    from transformers import Llama4ForCausalLM, Llama4TextConfig
+    from transformers.models.llama4 import modeling_llama4
+
+    said = (
+        "Llama 4's query scale, in its layers without RoPE, counts positions from the cache length instead, so passing"
+        " `position_ids` does not remove its change."
+    )
+    assert said in _section_main_line(_page(), "## Positions at run time")
+    source = inspect.getsource(modeling_llama4.Llama4TextAttention.forward)
+    branch = source.split("if self.attn_temperature_tuning and not self.use_rope:")[1].split("query_states.transpose")[
+        0
+    ]
+    assert "past_seen_tokens = cache.get_seq_length(self.layer_idx) if cache is not None else 0" in branch
+    assert "positions = torch.arange(hidden_states.shape[1], device=hidden_states.device) + past_seen_tokens" in branch
+    assert "position_ids" not in branch
+
+    def padded_gap(tuning: bool) -> float:
+        torch.manual_seed(0)
+        config = Llama4TextConfig(
+            vocab_size=64,
+            hidden_size=32,
+            intermediate_size=64,
+            intermediate_size_mlp=64,
+            num_hidden_layers=2,
+            num_attention_heads=4,
+            num_key_value_heads=4,
+            head_dim=8,
+            num_local_experts=1,
+            no_rope_layers=[0, 0],  # both layers without RoPE
+            attn_temperature_tuning=tuning,
+            floor_scale=2,
+            attn_scale=10.0,
+            use_qk_norm=False,
+        )
+        model = Llama4ForCausalLM(config).eval()
+        ids = torch.randint(1, 64, (2, 6))
+        mask = torch.ones_like(ids)
+        ids[1, :2], mask[1, :2] = 0, 0  # row 1: two pads on the left
+        position_ids = (mask.cumsum(-1) - 1).clamp(min=0)  # each row from its first real token, as `generate` counts
+        with torch.no_grad():
+            alone = model(ids[1:2, 2:]).logits[0]
+            padded = model(ids, attention_mask=mask, position_ids=position_ids).logits[1, 2:]
+        return float((padded - alone).abs().max())
+
+    assert padded_gap(False) < 1e-5 < padded_gap(True), (padded_gap(False), padded_gap(True))
 
 
 def test_llama_code_has_none_of_the_four_run_time_mechanisms():
@@ -1280,13 +1344,9 @@ def test_fields_first_name_partial_rotary_factor():
         ("`rope_theta`", "the base of RoPE's frequencies"),
         ("`head_dim`", "the width of one attention head"),
         ("`partial_rotary_factor`", "the share of each head that RoPE turns, in models that turn only part of it"),
-        (  # fix pass 230: the MLA sentence became this row (test_mla_models_rotate_only_qk_rope_head_dim)
-            # fix pass 264 (reads r263 #5 and r263b #2, unclear: the first screen leaned on chapter 10's MLA): the row
-            # reads without chapter 10
-            "`qk_rope_head_dim`",
-            "in DeepSeek-V3 and models like it, which rotate only part of each query and key head: the width of that"
-            " part",
-        ),
+        # fix pass 265 (read r264 #3 and r264b #2 and #5, unclear: a DeepSeek-only field in the "read first" table):
+        # the `qk_rope_head_dim` row left the table; the loading pitfalls' MLA bullet and the glossary's DeepSeek
+        # rows say it (test_mla_models_rotate_only_qk_rope_head_dim)
         ("`rope_type` and `factor`", "the scaling rule for longer inputs, and how much it scales"),
         (
             "`original_max_position_embeddings`",
@@ -1304,13 +1364,16 @@ def test_fields_first_name_partial_rotary_factor():
     )
     # fix pass 260 (read r260b #4, an omission: a file saved by transformers 5 has none of the table's fields at its
     # top level but head_dim): one sentence after it, checked below with save_pretrained
+    # fix pass 262 (read r262 #1: "these fields" took in max_position_embeddings, named just before, which stays on
+    # top): the table's fields
+    # fix pass 265 (read r264b #5, unclear: a transformers-5 storage detail in the opening): the sentence left the
+    # opening; the loading pitfalls' `save_pretrained` bullet says it, `qk_rope_head_dim` included, checked below
     nested = (
-        # fix pass 262 (read r262 #1: "these fields" took in max_position_embeddings, named just before, which stays on
-        # top): the table's fields
-        "A file saved by transformers 5 keeps the table's fields, all but `head_dim` and `qk_rope_head_dim`, in one"
-        " dict, `rope_parameters`, as the porting section shows."
+        "Such a file keeps `head_dim`, `max_position_embeddings` and, in DeepSeek's, `qk_rope_head_dim` at its top"
+        " level, and the rest of the opening table's fields in that dict."
     )
-    assert " ".join(fields.split()).count(nested) == 1
+    assert "A file saved by transformers 5 keeps" not in _page() and "`qk_rope_head_dim`" not in fields
+    assert nested in " ".join(_collapsed("Loading pitfalls in transformers 5.24").split())
     import pathlib
     import tempfile
 
@@ -1334,6 +1397,7 @@ def test_fields_first_name_partial_rotary_factor():
     assert saved["llama"]["rope_parameters"]["original_max_position_embeddings"] == 8192
     assert "partial_rotary_factor" in saved["neox"]["rope_parameters"]
     assert "qk_rope_head_dim" in saved["deepseek"] and "qk_rope_head_dim" not in saved["deepseek"]["rope_parameters"]
+    assert {"head_dim", "max_position_embeddings"} <= set(saved["deepseek"])  # the top level, in DeepSeek's too
     assert "Most unscaled files" not in _page()
     assert " ".join(fields.split("\n\n")[2].split()).startswith(unscaled), fields
     assert "store $L$ in `max_position_embeddings`" not in _page()
@@ -1427,15 +1491,21 @@ def test_transformers_dynamic_l_is_the_stored_length():
         # puts the declared length in place of L in the formula just given
         # fix pass 264 (read r263 #8, unclear: a learner still held two meanings of L): the declared length gets its
         # own symbol, L_decl, and the formula is written with it (checked below at 2 L_decl: divided by 9)
-        "Transformers' dynamic NTK, `dynamic`, scales from the declared length, `max_position_embeddings`, not from"
-        " $L$. Call it $L_{\\text{decl}}$: beyond it, `dynamic` divides the slowest pair's frequency by"
-        " $1 + s(\\ell/L_{\\text{decl}} - 1)$."
-        " So if a file declares more than the trained length,"
-        " `dynamic` leaves the inputs between the two unscaled:"
+        # fix pass 265 (reads r264 #2 and r264b #1, both readers' hardest place: the rule was defined with L, then
+        # with L_decl a paragraph later): one length from the start, the one transformers reads, L_decl; the
+        # consequence for a file that declares more than L follows (checked below on Llama 3.1's fields)
+        "A *dynamic* rule recomputes the divisors from each input's length $\\ell$. Dynamic NTK leaves inputs up to a"
+        " set length unscaled. Transformers' `dynamic` takes that length from `max_position_embeddings`, the declared"
+        " length $L_{\\text{decl}}$, which can exceed the trained length. Beyond $L_{\\text{decl}}$, it slows every"
+        " pair but the fastest, and more the longer the input: it divides the slowest pair's frequency by"
+        " $1 + s(\\ell/L_{\\text{decl}} - 1)$. So its `factor` $s$ sets how fast that divisor grows, not the divisor"
+        " itself: at $2L_{\\text{decl}}$ with $s = 8$, it divides by 9."
+        " On a file that declares more than the trained length, `dynamic` thus leaves the inputs between the two"
         # fix pass 258 (read r256b #3: the declared length was not tied to the worked file, where it matters most)
         # fix pass 258b (reads r258 #1 and r258b #1: the what-if read as Llama 3.1's behaviour): said as one
-        " had Llama 3.1's file named `dynamic`, no input up to $16L$ would be scaled."
+        " unscaled. Had Llama 3.1's file named `dynamic`, no input up to $16L$ would be scaled."
     )
+    assert "Dynamic NTK leaves inputs up to the trained length" not in page and "Call it $L_{" not in page
     assert stated in " ".join(page.split())
     # "had Llama 3.1's file named `dynamic`, no input up to 16L would be scaled": transformers' `dynamic` with its
     # declared 16L gives the unscaled frequencies at every length up to 16L, and slower ones beyond it
@@ -1454,7 +1524,7 @@ def test_transformers_dynamic_l_is_the_stored_length():
     assert (
         _section_main_line(page, "## Static and dynamic")
         .rstrip()
-        .endswith("had Llama 3.1's file named `dynamic`, no input up to $16L$ would be scaled.")
+        .endswith("Had Llama 3.1's file named `dynamic`, no input up to $16L$ would be scaled.")
     )
     # fix pass 264 (read r263b #5, redundant: the what-if came three times, here, in a "hypothetical case" bullet and
     # in the bullet on dropping `llama3`): the main line keeps it and the block says it once, with what it drops
@@ -1484,10 +1554,7 @@ def test_transformers_dynamic_l_is_the_stored_length():
     assert "extended length" not in page and "*stored length*" not in page
     # read r206: the takeaways keep one lesson a bullet, so this one is the section's main line alone
     flat_page = " ".join(page.split())
-    assert (
-        "$1 + s(\\ell/L_{\\text{decl}} - 1)$. So if a file declares more than the trained length, `dynamic`"
-        in flat_page
-    )
+    assert "On a file that declares more than the trained length, `dynamic` thus leaves the inputs" in flat_page
     row = (
         "| `max_position_embeddings` | the longest input a configuration declares, in a scaled model usually longer"
         " than the trained length."
@@ -1506,17 +1573,18 @@ def test_transformers_dynamic_l_is_the_stored_length():
         if c.get("rope_scaling") and "original_max_position_embeddings" in c["rope_scaling"]
     }
     assert len(ratios) >= 4 and min(ratios.values()) >= 16, ratios
-    # the main line's rule uses L, the trained length, before the stored length appears; the effective factors and
+    # the main line names the declared length before its rule uses it (pass 265); the effective factors and
     # their table sit in the block right under the main line
     start = page.index("## Static and dynamic scaling rules")
     section = page[start : page.index("<details>", start)]
     # structural pass 217: the formula left the main line for the block's table (checked in
     # test_dynamic_table_needed_row_is_the_stretch); the main line says what it does in words
+    # fix pass 265 (reads r264 #2 and r264b #1): one length, L_decl, named before the rule uses it
     lead = (
-        "Dynamic NTK leaves inputs up to the trained length $L$ unscaled. Beyond $L$, it slows every pair but the"
-        " fastest, and more the longer the input: it divides the slowest pair's frequency by $1 + s(\\ell/L - 1)$."
+        "Beyond $L_{\\text{decl}}$, it slows every pair but the fastest, and more the longer the input: it divides the"
+        " slowest pair's frequency by $1 + s(\\ell/L_{\\text{decl}} - 1)$."
     )
-    assert lead in section and section.index(lead) < section.index("declared length")
+    assert lead in section and section.index("declared length") < section.index(lead)
     # fix pass 247 (reads r243b #2, r245b #3, r246 #2 and r246b #2: "nine" came without its source): the block's
     # formula joins the main line's example, where it gives the nine (checked in
     # test_dynamic_main_line_shows_the_fixed_divisor_at_short_inputs_and_the_dynamic_formula, against transformers)
@@ -1524,15 +1592,14 @@ def test_transformers_dynamic_l_is_the_stored_length():
     # the section's idea): the example went back to the first block, whose table gives the formula and the nine
     # fix pass 250 (read r249b #4: the growth rule was missing from the main line): the formula again, as the
     # sentence's end, with no worked arithmetic (no "nine"); what `factor` sets follows from it
-    assert section.count("$1 + s(\\ell/L - 1)$") == 1 and "nine" not in section, section
-    assert "So its `factor` $s$ sets how fast that divisor grows with the input's length, not the divisor itself." in (
-        section
-    )
+    assert section.count("$1 + s(\\ell/L_{\\text{decl}} - 1)$") == 1 and "nine" not in section, section
+    assert "$1 + s(\\ell/L - 1)$" not in section and section.count("$L$") == 0, section
+    assert "So its `factor` $s$ sets how fast that divisor grows, not the divisor itself:" in section
     assert "| rule |" not in section and "effective factor" not in section  # read r183: the block's
     first = page[page.index("<details>", start) :]
     first = first[: first.index("</details>")]
     assert first.startswith("<details><summary>Effective factors: how much each rule divides the slowest pair")
-    scope = "Dynamic NTK's effective factor is 1 up to the trained length $L$ and grows with $\\ell$ beyond it."
+    scope = "Dynamic NTK's effective factor is 1 up to $L_{\\text{decl}}$ and grows with $\\ell$ beyond it."
     assert scope in first and first.index(scope) < first.index("| rule | effective factor for an input of")
     # one name per length: L is the trained length only, the file's value is "the declared length", never L itself
     # (read r205: one name, where r204 had two, "stored" and "declared")
@@ -1565,8 +1632,9 @@ def test_bfloat16_drift_and_three_roundings():
     """bfloat16 frequencies: "Transformers' Llama code forms the angles p theta_i in float32, but, after `model.to`,
     from rounded theta_i" (LlamaRotaryEmbedding.forward casts inv_freq to float, which keeps a bfloat16 value; read
     r200: the lead-in says both facts, so the `model.to` row does not read as a contradiction); "Llama 3.1's
-    pair 1 rounds to a slightly wrong frequency, so ... for a key about 1 800 tokens back it is half a turn off":
-    transformers' llama3 theta_1 (kept, float32) rounded to bfloat16, pi over its error within 10 % of 1 800. The
+    pair 1 rounds to a slightly wrong frequency, so ... for a key about 1 750 tokens back it is half a turn off":
+    transformers' llama3 theta_1 (kept, float32) rounded to bfloat16, pi over its error, 1 756, is 1 750 to the
+    nearest 50. The
     block: "For the other pairs, rounding p and theta_i as well makes the error, relative to the angle, up to about
     3 times one rounding's": angles p theta_i formed in bfloat16 for Llama 3.1's pairs 1 to 63 and positions 1 to
     16 L stay within (1 + u)^3 - 1, about 3u, of the angle (u = 2^-8, one rounding's bound), and exceed 2u; pair 0's
@@ -1606,8 +1674,11 @@ def test_bfloat16_drift_and_three_roundings():
     scaled = _llama31_llama3_freqs()
     theta = base ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)
     error = abs(float(scaled[1].to(torch.bfloat16)) - float(theta[1]))  # radians per position back
-    assert abs(math.pi / error - 1800) < 0.1 * 1800, math.pi / error
-    assert "for a key about 1 800 tokens back it is half a turn off" in page
+    # fix pass 265 (read r264b #4, a nit: half a turn comes at 1 756, so "about 1 800" rounded up by 44): the distance
+    # rounded to the nearest 50, 1 750, and the same figure everywhere on the page
+    assert round(math.pi / error / 50) * 50 == 1750, math.pi / error
+    assert "for a key about 1 750 tokens back it is half a turn off" in page
+    assert "1 800" not in page and page.count("about 1 750") == 4, page.count("about 1 750")
     # read r181: why pair 1 and not pair 0: "Pair 0's frequency, 1, is exact in bfloat16. Of the others, Llama 3.1's
     # pair 1 rounds furthest from its true frequency, so its angle drifts": of the 64 rounded frequencies, pair 1's is
     # the furthest off, so its angle error per token back is the largest
@@ -1619,7 +1690,7 @@ def test_bfloat16_drift_and_three_roundings():
     assert (
         # fix pass 253 (read r252 #5: in relative terms pair 13 rounds furthest): in absolute terms, the drift's
         "Pair 0's frequency, 1, is exact in bfloat16. Of the others, Llama 3.1's pair 1 rounds furthest from its true"
-        " frequency in absolute terms, so its angle drifts: for a key about 1 800 tokens back" in page
+        " frequency in absolute terms, so its angle drifts: for a key about 1 750 tokens back" in page
     )
 
     u = 2.0**-8  # bfloat16: 8 significant bits, so one rounding moves a number by at most u times its size
@@ -1663,7 +1734,12 @@ def test_dynamic_table_needed_row_is_the_stretch():
     with factor 8 it divides the slowest pair by 9, and with factor 1 (in a file that stores the trained length) by the
     stretch, 2 at 2L and 3 at 3L, and by 1 below L."""
     page = _page()
-    table = page[page.index("| rule | effective factor for an input of $\\ell$ tokens | at $\\ell = 2L$, $s = 8$ |") :]
+    # fix pass 265 (reads r264 #2 and r264b #1): the table writes dynamic NTK with L_decl, the main line's length, and
+    # its example column says the file declares the trained length
+    header = (
+        "| rule | effective factor for an input of $\\ell$ tokens | at $\\ell = 2L$, $s = 8$, $L_{\\text{decl}} = L$ |"
+    )
+    table = page[page.index(header) :]
     table = table[: table.index("</details>")]
     start = page.index("## Static and dynamic scaling rules")
     main = page[start : page.index("<details>", start)]
@@ -1714,8 +1790,9 @@ def test_dynamic_table_needed_row_is_the_stretch():
     )
     assert main.startswith("## Static and dynamic scaling rules " + lesson), main[:200]
     needs = (
-        "The table's last row is what the slowest pair needs: no division up to $L$, and beyond it about the divisor"
-        " at which $\\ell$ positions turn it as far as $L$ positions did in training."
+        "The table's last row is what the slowest pair needs: no division up to the trained length $L$, and beyond it"
+        " about the divisor at which $\\ell$ positions turn it as far as $L$ positions did in training. The last"
+        " column takes a file that declares the trained length, so that $L_{\\text{decl}} = L$."
     )
     verdict = (
         "At $\\ell = 2L$ and the table's $s = 8$, both rules divide the slowest pair's frequency by more than it needs."
@@ -1724,15 +1801,16 @@ def test_dynamic_table_needed_row_is_the_stretch():
     # configs)
     slope = (
         " Dynamic NTK's $s$, transformers' `factor`, sets how fast its divisor grows. With $s = 1$, as in chapter 8's"
-        " main runs, its formula becomes $\\ell/L$ beyond $L$: it divides by about what the slowest pair needs."
+        " main runs, its formula becomes $\\ell/L_{\\text{decl}}$ beyond $L_{\\text{decl}}$: with"
+        " $L_{\\text{decl}} = L$, it divides by about what the slowest pair needs."
     )
     assert needs in factors and factors.index(needs) < factors.index("| rule |"), factors
     # read r191: the learner who expects the dynamic rule to divide less sees it divide more at 2L; the block says so
     # right under the verdict, and what dynamic NTK gains instead (checked in
     # test_dynamic_main_line_shows_the_fixed_divisor_at_short_inputs_and_the_dynamic_formula)
     gain = (
-        " Dynamic NTK divides by more than `llama3` there; what it gains is that inputs up to $L$ keep their unscaled"
-        " frequencies."
+        " Dynamic NTK divides by more than `llama3` there; what it gains is that inputs up to $L_{\\text{decl}}$ keep"
+        " their unscaled frequencies."
     )
     assert verdict + gain + slope in factors, factors
     assert factors.index("| what the slowest pair needs |") < factors.index(verdict), factors
@@ -1791,29 +1869,34 @@ def test_dynamic_main_line_shows_the_fixed_divisor_at_short_inputs_and_the_dynam
     # in the block's table (its values are checked below, against transformers)
     example = "Llama 3.1's `llama3` is static: even a short input has its slowest pair's frequency divided by $s$."
     dynamic_said = (
-        " Dynamic NTK leaves inputs up to the trained length $L$ unscaled. Beyond $L$, it slows every pair but the"
-        " fastest, and more the longer the input: it divides the slowest pair's frequency by $1 + s(\\ell/L - 1)$. So"
-        " its `factor` $s$ sets how fast that divisor grows with the input's length, not the divisor itself."
+        # fix pass 265 (reads r264 #2 and r264b #1, both readers' hardest place): one length, the declared one that
+        # transformers reads, before the formula (checked against transformers in
+        # test_transformers_dynamic_l_is_the_stored_length); the 9 now at twice that length, in the same sentence
+        " Dynamic NTK leaves inputs up to a set length unscaled. Transformers' `dynamic` takes that length from"
+        " `max_position_embeddings`, the declared length $L_{\\text{decl}}$, which can exceed the trained length."
+        " Beyond $L_{\\text{decl}}$, it slows every pair but the fastest, and more the longer the input: it divides"
+        " the slowest pair's frequency by $1 + s(\\ell/L_{\\text{decl}} - 1)$. So its `factor` $s$ sets how fast that"
+        " divisor grows, not the divisor itself:"
         # fix pass 227 (read r226 #1) put the block's 9 and 2 at 2L on the main line; structural pass 249 (reads r248
         # #3 and r248b #3: the example's arithmetic hid the section's idea) returned them to the block's table
     )
     lesson = "A *static* rule gives each pair one divisor for its frequency, used at every input length."
-    assert main.index(lesson) < main.index(example) < main.index(dynamic_said) < main.index("declared length"), main
+    assert main.index(lesson) < main.index(example) < main.index(dynamic_said), main
     # fix pass 259 (reads r258 #2 and r259b #4: the section never said why the growth matters): the block's 9 and
     # about 2 at 2L in one sentence after the formula (the block's table, below; "about 2": the stretch, 2, and
     # (l - 1)/(L - 1), just above it, the glossary's exact bound)
-    example_9 = (
-        "At $2L$ with $s = 8$, for example, it divides by 9, where about 2 would keep the slowest pair's angles within"
-        " the trained range."
-    )
-    assert main.count(example_9) == 1 and main.index(dynamic_said) < main.index(example_9), main
+    # fix pass 265 (reads r264 #2 and r264b #1): the 9 at twice the declared length; the "about 2" the slowest pair
+    # needs is the block's table's last row, since it counts the trained length
+    example_9 = "at $2L_{\\text{decl}}$ with $s = 8$, it divides by 9."
+    assert main.count(dynamic_said + " " + example_9) == 1 and "within the trained range" not in main, main
     assert 1 + 8 * (2 - 1) == 9 and 2 < (2 * 8192 - 1) / (8192 - 1) < 2.001
     factors = _collapsed("Effective factors: how much each rule divides the slowest pair")
-    assert "| dynamic NTK | 1 up to $L$, then $1 + s(\\ell/L - 1)$ | 9 |" in factors, factors  # the formula's place
+    dynamic_row = "| dynamic NTK | 1 up to $L_{\\text{decl}}$, then $1 + s(\\ell/L_{\\text{decl}} - 1)$ | 9 |"
+    assert dynamic_row in factors, factors  # the formula's place
     gain = (
         "At $\\ell = 2L$ and the table's $s = 8$, both rules divide the slowest pair's frequency by more than it needs."
-        " Dynamic NTK divides by more than `llama3` there; what it gains is that inputs up to $L$ keep their unscaled"
-        " frequencies."
+        " Dynamic NTK divides by more than `llama3` there; what it gains is that inputs up to $L_{\\text{decl}}$ keep"
+        " their unscaled frequencies."
     )
     assert gain in factors and factors.index("| dynamic NTK |") < factors.index(gain), factors
     pytest.importorskip("transformers", minversion="5.24")  # the book's version
@@ -1964,12 +2047,13 @@ def test_reading_code_page_numbers():
     assert "A *dynamic* rule recomputes the divisors from each input's length $\\ell$." in flat
     assert (
         "A static rule's effective factor is the same at every length: the configured $s$ whenever the slowest pair"
-        " lies in the divided band, as in Llama 3.1. Dynamic NTK's effective factor is 1 up to the trained length"
-        " $L$ and grows with $\\ell$ beyond it." in flat
+        # fix pass 265 (reads r264 #2 and r264b #1): dynamic NTK's length is L_decl throughout the section
+        " lies in the divided band, as in Llama 3.1. Dynamic NTK's effective factor is 1 up to $L_{\\text{decl}}$ and"
+        " grows with $\\ell$ beyond it." in flat
     )
     assert (
         "At $\\ell = 2L$ the stretch is 2, less than either rule divides by. Beyond $L$, dynamic NTK with $s$ above 1"
-        " divides the slowest pair by more than that pair needs." in flat
+        " and $L_{\\text{decl}} = L$ divides the slowest pair by more than that pair needs." in flat
     )
     assert "fixed rules' 8." not in page and "static rules' 8." not in page  # the table carries 8 and 9, not repeated
     # bfloat16: "8 significant bits, so it spaces numbers 8 apart from 1 024 to 2 048 and 16 apart from 2 048 to
@@ -2866,7 +2950,7 @@ def test_reading_code_dynamic_on_llama31_file_and_llama4_tau():
     # read r183: "only inputs longer than 16L", exactly (an input of 16L is not scaled either: checked in
     # test_transformers_dynamic_l_is_the_stored_length)
     # fix pass 264 (read r263b #5: the what-if came three times): the main line says it once
-    assert "had Llama 3.1's file named `dynamic`, no input up to $16L$ would be scaled." in " ".join(page.split())
+    assert "Had Llama 3.1's file named `dynamic`, no input up to $16L$ would be scaled." in " ".join(page.split())
     # Llama 4's attention builds tau's positions from the cache length plus the token index, never from position_ids
     source = inspect.getsource(modeling_llama4.Llama4TextAttention.forward)
     tau = source.split("if self.attn_temperature_tuning and not self.use_rope:")[1].split("query_states = (")[0]
@@ -3215,10 +3299,12 @@ def test_query_scales_are_defined_where_the_run_time_cases_use_them():
     # pass 259: one model named as an example (read r259 #2), still no list and no formula
     # fix pass 264 (reads r263 #6 and r263b #6): one formula, Ministral 3's, still no list; the block's bullet points
     # back to it
-    assert main.count("\\lfloor") == 1 and main.count("Ministral 3") == 1 and "Llama 4" not in main, main
-    said = (
-        "by the main text's $1 + \\beta \\ln(1 + \\lfloor p/L \\rfloor)$. Here $\\beta$ is `llama_4_scaling_beta`, $p$"
-    )
+    # fix pass 265 (reads r264 #3 and r264b #2): no formula on the main line again, Ministral 3's scale in words; the
+    # block's bullet gives the formula itself
+    assert "\\lfloor" not in main and main.count("Ministral 3") == 1 and "Llama 4" not in main, main
+    assert len(re.split(r"(?<=\.) (?=[A-Z])", defined)) == 3  # three short sentences
+    said = "by $1 + \\beta \\ln(1 + \\lfloor p/L \\rfloor)$. Here $\\beta$ is `llama_4_scaling_beta`, $p$"
+    assert "the main text's $1 + \\beta" not in page
     assert said + " the token's `position_ids`, with no 1 added, and $L$ = `original_max_position_embeddings`." in page
     sentence = (
         "A query scale multiplies its query's logits, as the attention factor's square does, so it lowers the softmax"
@@ -3291,8 +3377,8 @@ def test_query_scales_are_defined_where_the_run_time_cases_use_them():
         assert beta > 0, module.__name__
         q = torch.arange(0, 3 * length)[None]
         scale = module.get_llama_4_attn_scale(q, beta, length).flatten()
-        # the main line's formula, 1 + beta ln(1 + floor(p/L)), with p the `position_ids` and L the field, and "1 for
-        # the first L positions"
+        # the block's formula, 1 + beta ln(1 + floor(p/L)), with p the `position_ids` and L the field, and the main
+        # line's "1 for the first L positions and grows by a step at each multiple of L" (beta > 0, above)
         assert "get_llama_4_attn_scale( position_ids," in forward, module.__name__
         assert 'self.config.rope_parameters.get("original_max_position_embeddings")' in forward, module.__name__
         p = torch.arange(0, 3 * length, dtype=torch.float64)
@@ -3377,7 +3463,7 @@ def test_deepseek_worked_example_numbers():
 def test_bfloat16_section_tells_the_two_errors_apart():
     """bfloat16 frequencies, main line (read r197: three error mechanisms shared two paragraphs, so a three-row table
     separates them: path | a score's error grows with | size, in Llama 3.1's head). The first row, `model.to`: the
-    key's distance back, half a turn for a key about 1 800 tokens back (test_bfloat16_drift_and_three_roundings); the
+    key's distance back, half a turn for a key about 1 750 tokens back (test_bfloat16_drift_and_three_roundings); the
     second, angles formed in bfloat16: the position itself, up to about half a turn between positions 1 024 and 2 048;
     the third, float32 (test_float32_angles_are_fine_up_to_16l). Checked for the second row: for keys one back (a fixed
     offset), the error of the angle difference that bfloat16 angles give pair 0 (theta_0 = 1) is 0 for every query
@@ -3401,15 +3487,18 @@ def test_bfloat16_section_tells_the_two_errors_apart():
     paths = [
         "- After `model.to`, query and key share each rounded frequency, so a score's angle errs by the key's distance"
         " back times the frequency's rounding error. A key one back stays within about a hundredth of a radian; a key"
-        " about 1 800 tokens back can be half a turn off.",
+        " about 1 750 tokens back can be half a turn off.",
         # fix pass 259 (read r259 #4: whose path; read r259b #2: the one-back curve stays at 3.0-3.08 radians, so
         # "about")
         "- Angles formed in bfloat16, as your own code might form them, err by up to a fixed fraction of themselves, so"
         # fix pass 261 (read r261 #1: why 512): bfloat16's spacing there, 4, against a true gap of 1
         # fix pass 264 (read r263 #1: which position; the digits on the main line above 5 per 100 words): the query's
         # position, and the spacing in words
-        " the error grows with the position itself: past query position 512, where bfloat16 spaces numbers four apart,"
-        " even a key one back can be about half a turn off.",
+        # fix pass 265 (read r264b #3: why bfloat16 spaces numbers four apart was the block's alone): its eight
+        # significant bits on the main line (checked below with torch's bfloat16: spacing 2 below 512, at least 4 from
+        # 512 on)
+        " the error grows with the position itself. bfloat16 keeps eight significant bits, so from 512 on it spaces"
+        " numbers at least four apart: past that query position, even a key one back can be about half a turn off.",
         # fix pass 261 (read r261b #5: the main line stopped at 16L; the block's near a million and ten million)
         "- Transformers' path, float32 frequencies and angles, keeps each angle within about a hundredth of a radian up"
         " to $16L$; past it, the error keeps growing with the position.",
@@ -3437,7 +3526,7 @@ def test_bfloat16_section_tells_the_two_errors_apart():
         (
             "`model.to(torch.bfloat16)` rounds $\\theta_i$",
             "the key's distance back",
-            "half a turn for a key about 1 800 tokens back",
+            "half a turn for a key about 1 750 tokens back",
         ),
         (
             "your own code forms the angles in bfloat16",
@@ -3448,16 +3537,16 @@ def test_bfloat16_section_tells_the_two_errors_apart():
             # fix pass 251 (read r250 #2: "from about 650" depends on the error it counts from): 3 radians, pair 0's
             # fix pass 252 (read r251 #1: pair 1's raw error passes 3 radians at 526, 2.77 around the circle)
             # fix pass 258 (read r256 #6: the positions depend on what is rounded): all three in bfloat16
-            "about half a turn, as wrong as an angle can be, with the position, the frequency and their product in"
             # fix pass 260 (read r260 #1, overstated: pair 0 is 3 radians off at 1 027, 2.28 at 1 028, and next at or
             # above 3 only at 8 214): "first at"
             # fix pass 264 (reads r263 #1 and r263b #3, unclear: 512, 650 and 1 027 came without the key each is for):
             # a key one back first just past 512 (515: test_bfloat16_figure_draws_the_three_paths); the key at 0,
             # whose score's error is the query angle's own, about 650 in some slower pairs and 1 027 in pair 0
             # (test_bfloat16_angles_first_positions)
-            " bfloat16. Off by 3 radians around the circle: for a key one back, first at a query just past position"
-            " 512; for the key at position 0, whose score's error is the query angle's own, in some slower pairs from"
-            " about position 650 and in pair 0 first at position 1 027",
+            # fix pass 265 (read r264 #4, unclear: one cell held about 70 words): the cell keeps its gist, the two
+            # keys' thresholds (515 and 642: test_bfloat16_figure_draws_the_three_paths); what is rounded and the key
+            # at 0 follow the table, and pair 0's 1 027 is the next block's example
+            "about half a turn: for a key one back past query position 512, for the key at position 0 from about 650",
         ),
         (
             "transformers forms float32 angles from float32 $\\theta_i$",
@@ -3476,6 +3565,27 @@ def test_bfloat16_section_tells_the_two_errors_apart():
         assert gone not in flat, gone  # the prose the table replaces (the pair-1 sentences sit in the block)
     opens = "Under `model.to`, a score's angle is off by the key's distance back times the rounding error of"
     assert block.index("| path |") < block.index(opens + " $\\theta_i$."), block[:120]
+    # fix pass 265 (read r264 #4): the row's conditions, from its old cell, in two sentences under the table: the
+    # figure script's bfloat16 path rounds the position and the frequency, and their bfloat16 product rounds again;
+    # the key at 0 has angle 0 in any precision, so that score's error is the query angle's own
+    under = (
+        "In the second row, the position, the frequency and their product are each rounded to bfloat16. The key at"
+        " position 0 has angle 0, so that score's error is the query angle's own."
+    )
+    assert block.index("| path |") < block.index(under) < block.index(opens), block[:120]
+    script = (ROOT / "scripts" / "draw_reading_code_figure.py").read_text(encoding="utf-8")
+    assert '"bf16_angles": p.bfloat16()[:, None] * theta32.bfloat16()[None],' in script
+    assert (torch.zeros(1).bfloat16() * torch.tensor([1.0, 1e-3, 1e-6]).bfloat16()).dtype == torch.bfloat16
+    assert not bool((torch.zeros(1).bfloat16() * torch.tensor([1.0, 1e-3, 1e-6]).bfloat16()).any())
+    # the main line's "bfloat16 keeps eight significant bits, so from 512 on it spaces numbers at least four apart":
+    # 7 stored bits and the implicit one; next representable number 2 above each number below 512 and at least 4
+    # above each from 512 on
+    assert torch.finfo(torch.bfloat16).eps == 2.0**-7  # 8 significant bits
+    values = torch.arange(256, 4096, dtype=torch.float64)
+    exact = values[values.bfloat16().double() == values]  # the representable integers in that range
+    gaps = exact[1:] - exact[:-1]
+    assert bool((gaps[exact[:-1] < 512] == 2).all()) and bool((gaps[exact[:-1] >= 512] >= 4).all())
+    assert bool((gaps[(exact[:-1] >= 512) & (exact[:-1] < 1024)] == 4).all())
     m = torch.arange(0, 2048, dtype=torch.float64)
     angle = lambda p: p.to(torch.bfloat16).double()  # noqa: E731 - pair 0's angle p * 1, formed in bfloat16
     err = ((angle(m + 1) - angle(m)) - 1).abs()  # keys one back: the exact difference is 1
@@ -4122,7 +4232,9 @@ def test_temperature_main_line_says_deepseek_moves_the_sharpening_to_the_softmax
     stored = LlamaRotaryEmbedding(LlamaConfig(hidden_size=64, num_attention_heads=4, rope_scaling=yarn8))
     assert math.isclose(stored.attention_scaling, 0.1 * math.log(8) + 1, rel_tol=1e-12), stored.attention_scaling
     assert f"{on_softmax:.2f}" == "1.87" and "1.9" not in main  # the number is the block's
-    assert main.rstrip().endswith("The two blocks below name these models and read their fields.")
+    # fix pass 265 (reads r264 #3 and r264b #2): the paragraph keeps three short sentences, and ends on DeepSeek's
+    # softmax scale; the blocks follow it directly
+    assert main.rstrip().endswith("Others, such as DeepSeek-V3, enlarge the softmax scale.")
     assert page.index(said) < page.index(stated)
 
 
@@ -4175,9 +4287,21 @@ def test_opening_points_to_the_reference_section_and_bands_to_chapter_7_figure()
     # read r208 (an omission): the page reads RoPE models only; ALiBi (BLOOM) and learned-position (GPT-2)
     # configurations carry no RoPE settings, so the porting snippet does not apply to them
     # fix pass 225 (read r224 #6: "only" clashed with the last section's ALiBi fields): the scope and the fields
-    assert "It reads RoPE models; ALiBi and learned-position models have no RoPE settings." in opening
-    assert "The last section lists fields and code names, some of them for ALiBi and other encodings." in opening
+    # fix pass 265 (read r264b #6, unclear: the scope narrowed to RoPE models, then widened to "some of them for ALiBi
+    # and other encodings"): one scope, RoPE, with ALiBi's fields named only in passing: each of them sits in a
+    # collapsed block (a row of the last section's tables or a bullet of the notes' block), and no heading names ALiBi
+    said = (
+        "It reads RoPE models; ALiBi and learned-position models have no RoPE settings, and the page names their"
+        " fields only in passing."
+    )
+    assert said in opening and opening.endswith("The last section lists fields and code names. "), opening[-200:]
+    assert "some of them for ALiBi" not in page
     assert "| `alibi_slopes` |" in page and "RoPE models only" not in page
+    raw = _raw()
+    outside = re.sub(r"<details>.*?</details>", " ", raw, flags=re.S)
+    for field in ("alibi_slopes", "position_embedding_type", "`alibi`"):
+        assert field in raw and field not in outside, field
+    assert not re.findall(r"^#+ .*ALiBi", outside, flags=re.M)
     pytest.importorskip("transformers", minversion="5.24")
     from transformers import BloomConfig, GPT2Config, LlamaConfig
 
@@ -5000,7 +5124,11 @@ def test_saved_files_keep_the_fields_but_head_dim_in_rope_parameters(tmp_path):
 
     page = _page()
     # read r203: the sentence names both fields that stay at the top level, `max_position_embeddings` too
-    sentence = "Such a file keeps `head_dim` and `max_position_embeddings` at its top level and the rest in that dict."
+    # fix pass 265 (read r264b #5: the opening's storage sentence, `qk_rope_head_dim` included, moved here)
+    sentence = (
+        "Such a file keeps `head_dim`, `max_position_embeddings` and, in DeepSeek's, `qk_rope_head_dim` at its top"
+        " level, and the rest of the opening table's fields in that dict."
+    )
     # read r207: four file-format facts before the reader had seen a file; the sentence moved to the porting
     # section's block, where `rope_parameters` is explained, beside `save_pretrained`'s bullet
     pitfalls = _collapsed("Loading pitfalls in transformers 5.24")
@@ -5461,7 +5589,8 @@ def test_longrope_block_reads_short_and_long_factor_as_transformers_does():
 def test_configs_rarely_name_the_pair_layout():
     """Notes for reading code, fix pass 219 (read r218 #8, an omission: the main line gave no way to tell the half
     from the interleaved layout): "A config rarely names the layout, so read which coordinates the rotary code pairs.
-    DeepSeek-V3's `rope_interleave` is an exception." The block: "in transformers 5.24, the only configuration field
+    Transformers' DeepSeek-V3 configuration class is an exception: its field `rope_interleave`, true by default, names
+    the layout." The block: "in transformers 5.24, the only configuration field
     that names the pair layout is `rope_interleave`. DeepSeek-V3's configuration class carries it, and so do a few
     others that reuse its attention, such as Mistral 4's." Checked on transformers 5.24's configuration sources: of the
     field names that mention interleaving, neox, rotation or layout, `rope_interleave` is the only one about the
@@ -5471,8 +5600,10 @@ def test_configs_rarely_name_the_pair_layout():
     page = _page()
     notes = _section_main_line(page, "## Notes for reading code")
     said = (
-        "A config rarely names the layout, so read which coordinates the rotary code pairs. DeepSeek-V3's"
-        " `rope_interleave` is an exception."
+        # fix pass 265 (read r264 #5, unclear: "DeepSeek-V3's `rope_interleave`" read as a key of DeepSeek's own
+        # config.json): the field is transformers' configuration class's, true by default (checked below)
+        "A config rarely names the layout, so read which coordinates the rotary code pairs. Transformers' DeepSeek-V3"
+        " configuration class is an exception: its field `rope_interleave`, true by default, names the layout."
     )
     assert said in notes and notes.index("GPT-J through `rotate_every_two`.") < notes.index(said), notes
     block = _collapsed("Other models' and kernels' conventions")
@@ -5506,6 +5637,8 @@ def test_configs_rarely_name_the_pair_layout():
         forward = " ".join(inspect.getsource(attention.forward).split())
         assert "if self.config.rope_interleave:" in forward and "apply_rotary_pos_emb_interleave(" in forward
     assert transformers.DeepseekV3Config().rope_interleave is True  # the interleaved layout by default
+    source = (models / "deepseek_v3" / "configuration_deepseek_v3.py").read_text(encoding="utf-8")
+    assert "    rope_interleave: bool | None = True" in source  # a field of the class, "true by default"
 
 
 def test_scaling_rules_are_called_static_as_the_chapters_call_them():
@@ -5630,11 +5763,14 @@ def test_mla_models_rotate_only_qk_rope_head_dim():
         # fix pass 264 (reads r263 #5 and r263b #2, unclear: the page's first screen leaned on chapter 10's MLA, which
         # the reader does not have yet): the row says what the field is without MLA or chapter 10; the widths (64 of
         # 192 in DeepSeek-V3) are checked below
-        "| `qk_rope_head_dim` | in DeepSeek-V3 and models like it, which rotate only part of each query and key head:"
-        " the width of that part |"
+        # fix pass 265 (reads r264 #3, r264b #2 and r264b #5, three reads across two rounds: a DeepSeek-only field in
+        # the "read first" table): the row left the opening; the loading pitfalls' MLA bullet, where the porting
+        # snippet meets DeepSeek, gives the field, its widths and what it rotates
+        "- DeepSeek-V2's and V3's MLA rotate a separate part of each query–key head, `qk_rope_head_dim` wide: 64 of 192"
+        " dimensions in V3's configuration."
     )
     opening = " ".join(page[: page.index("(glossary-bands)=")].split())
-    assert said in opening and opening.index("| `partial_rotary_factor` |") < opening.index(said), opening[-400:]
+    assert said in _collapsed("Loading pitfalls in transformers 5.24") and "qk_rope_head_dim" not in opening, opening
     assert "`qk_rope_head_dim` sets how many" not in page
     assert "chapter 10" not in opening and "MLA" not in opening, opening  # the first screen reads without chapter 10
     pytest.importorskip("transformers", minversion="5.24")  # the book's version
@@ -5888,7 +6024,7 @@ def test_bfloat16_figure_draws_the_three_paths():
     figure to tell the two growths apart): book/figures/reading_code_bf16_error.svg is what
     scripts/draw_reading_code_figure.py draws; its frequencies are transformers' `llama3` ones for Llama 3.1's head to
     within 3 float32 steps; and its curves back each bullet and the alt text. After `model.to`: a key one back within
-    about a hundredth of a radian up to 16L, the key at 0 half a turn off by about 1 800 (3 radians from 1 677, 3.1
+    about a hundredth of a radian up to 16L, the key at 0 half a turn off by about 1 750 (3 radians from 1 677, 3.1
     from 1 733). Angles formed in bfloat16: a key one back 3 radians off first at query 515, "past position 512"; the
     key at 0 by about 650 (642). Float32: within about a hundredth up to 16L on both panels (with transformers' own
     float32 frequencies too: test_float32_angles_are_fine_up_to_16l)."""
@@ -5929,7 +6065,11 @@ def test_bfloat16_figure_draws_the_three_paths():
 
     model_to, bf16, f32 = curves["model_to"], curves["bf16_angles"], curves["float32"]
     assert float(model_to["one_back"].max()) < 0.01  # "A key one back stays within about a hundredth of a radian"
-    assert 1600 <= first(model_to["from_zero"], 3.0) and first(model_to["from_zero"], 3.1) <= 2000  # about 1 800
+    # fix pass 265 (read r264b #4, a nit: "about 1 800" where the curve passes 3 radians at 1 677 and 3.1 at 1 733):
+    # "about 1 750", the distance at which the curve passes 3.1 radians rounded to the nearest 50, and the main line's
+    # half a turn, pi over pair 1's rounding error, 1 756 (test_bfloat16_drift_and_three_roundings)
+    assert 1650 <= first(model_to["from_zero"], 3.0) and round(first(model_to["from_zero"], 3.1) / 50) * 50 == 1750
+    assert "the orange line by about 1 750" in page  # the alt text
     # "past query position 512, even a key one back", and the table's "first at a query just past position 512"
     assert first(bf16["one_back"], 3.0) in range(513, 521)
     assert first(bf16["from_zero"], 3.0) in range(600, 700)  # the alt text's "by about 650"

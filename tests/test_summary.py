@@ -2624,7 +2624,9 @@ def _term_in_scores_row():
         "Positions are fractional, so CoPE interpolates",  # a count weighted by the gates, not whole
         "*gates*, numbers between 0 and 1 that a query sets on each token",
         "In CoPE a gate is computed from the content",
-        "The position logit $q_i \\cdot e(p_{ij})/\\sqrt{d_h}$ is added to the content logit.",
+        # fix pass 265 (read r264 #4, chapter 11): the position logit's sqrt(d_h) named as the reference code's
+        "The position logit $q_i \\cdot e(p_{ij})/\\sqrt{d_h}$, scaled as in the reference code too, is added to the"
+        " content logit.",
     )
     # T5's: "one learned number per bucket of offsets, per head; far offsets share wide buckets", chapter 3's heading
     quote(C3, "T5: one learned scalar per bucket and head")
@@ -8909,16 +8911,22 @@ def test_glossary_worked_examples():
     quoted = "With the defaults and $s = 8$, transformers' `yarn` keeps Llama 3.1's pairs {} to {} and ramps {} to {}."
     quoted = quoted.format(kept[0], kept[-1], ramped[0], ramped[-1])
     assert quoted in page, quoted
-    # the page's dynamic table: "| dynamic NTK | 1 up to L, then 1 + s(l/L - 1) | 9 |" at 2L with s = 8, and its
-    # lesson, "beyond L, dynamic NTK with s above 1 divides the slowest pair by more than that pair needs": 9 > 2
+    # the page's dynamic table: "| dynamic NTK | 1 up to L_decl, then 1 + s(l/L_decl - 1) | 9 |" at 2L with s = 8
+    # and L_decl = L, and its lesson, "beyond L, dynamic NTK with s above 1 and L_decl = L divides the slowest pair by
+    # more than that pair needs": 9 > 2
     dyn, _ = posenc.rope_scaled_inv_freq(
         d, base, rope_type="dynamic", factor=8.0, original_max_position_embeddings=L, seq_len=2 * L
     )
     factor = float(theta[-1] / dyn.double()[-1])
     assert abs(factor - 9) < 1e-4 * 9, factor  # float32 frequencies: a few ulps of 9
-    assert "| dynamic NTK | 1 up to $L$, then $1 + s(\\ell/L - 1)$ | 9 |" in page
+    # fix pass 265 (reads r264 #2 and r264b #1 on reading_code.md): the page writes dynamic NTK with the declared
+    # length L_decl, and its 2L column takes a file that declares L (posenc's dynamic scales from L, as here)
+    assert "| dynamic NTK | 1 up to $L_{\\text{decl}}$, then $1 + s(\\ell/L_{\\text{decl}} - 1)$ | 9 |" in page
+    assert "| at $\\ell = 2L$, $s = 8$, $L_{\\text{decl}} = L$ |" in page
     assert (
-        "Beyond $L$, dynamic NTK with $s$ above 1 divides the slowest pair by more than that pair needs." in page
+        "Beyond $L$, dynamic NTK with $s$ above 1 and $L_{\\text{decl}} = L$ divides the slowest pair by more than that"
+        " pair needs."
+        in page
         and factor > 2
     )
     # the glossary's worked case: dynamic NTK divides pair i by 9^(2i/126) at 2L, pair 0 by 1 and the slowest by 9,
@@ -8994,7 +9002,7 @@ def test_glossary_worked_examples():
     # the bfloat16 block's "from position 1 028 on" is checked in tests/test_reading_code_page.py, beside the main line
     # "bfloat16 frequencies": `model.to(torch.bfloat16)` rounds inv_freq, and transformers forms p * theta_i from it in
     # float32, and a score sees the key's distance back times that rounding error. "Llama 3.1's pair 1 rounds to a
-    # slightly wrong frequency, so its angle drifts: for a key about 1 800 tokens back it is half a turn off"
+    # slightly wrong frequency, so its angle drifts: for a key about 1 750 tokens back it is half a turn off"
     # (llama3 keeps pair 1: divisor 1)
     rounded = theta.to(torch.bfloat16).double()
     assert rounded[0] == theta[0] == 1 and abs(divisor[1] - 1) < 1e-6, divisor[1]
@@ -9002,9 +9010,11 @@ def test_glossary_worked_examples():
     slip = float(abs(rounded[1] - theta[1]))  # the angle error per position, in radians
     assert 0 < slip < 1e-2 * float(theta[1]), slip  # "slightly wrong": about 0.2 % off
     half_turn = math.pi / slip  # 1 756: the distance back at which the angle error reaches pi
-    assert round(half_turn, -2) == 1800, half_turn  # "about 1 800 tokens back"
+    # fix pass 265 (read r264b #4, a nit: 1 756 rounded to the nearest hundred, 1 800, overstated it by 44): to the
+    # nearest 50
+    assert round(half_turn / 50) * 50 == 1750, half_turn  # "about 1 750 tokens back"
     quoted = (
-        "frequency in absolute terms, so its angle drifts: for a key about 1 800 tokens back it is half a turn off, as"
+        "frequency in absolute terms, so its angle drifts: for a key about 1 750 tokens back it is half a turn off, as"
         " wrong as an"
     )
     assert quoted + " angle can be." in page, quoted
