@@ -65,6 +65,9 @@ QUERY_SCALES_DEFINED = (
     "Other models sharpen attention elsewhere in the code. Some multiply each query by a *query scale*: Ministral 3's"
     " query scale is 1 for the first $L$ positions and grows by a step at each multiple of $L$. Others, such as"
     " DeepSeek-V3, enlarge the softmax scale."
+    # fix pass 266 (read r265b #2, unclear: two mechanisms with no link to the attention factor's m^2): one short
+    # sentence, both multiply the logits (test_query_scale_and_softmax_scale_multiply_the_logits)
+    " Both multiply the logits, as the attention factor's square does."
 )
 
 
@@ -455,8 +458,11 @@ def test_fast_pair_and_turns_in_l_share_one_span_in_llama_31():
     section = page[page.index("## A worked configuration") : page.index("## Temperature rules")]
     fine = section[section.index("<summary>Fine print on the bands</summary>") : section.index("</details>")]
     assert (
-        "- The glossary's *fast pair* turns at least once over training's distances, 0 to $L - 1$, so training showed"
-        " it its whole circle. A *slow pair* turns less than once: in a decoder, training showed it only an arc, and"
+        # fix pass 266 (read r265 glossary #1, overstated: training shows a fast pair a grid of angles at most theta_i
+        # apart, not its whole circle): the glossary's wording
+        "- The glossary's *fast pair* turns at least once over training's distances, 0 to $L - 1$, so its trained"
+        " angles go all the way round the circle, at most $\\theta_i$ apart. A *slow pair* turns less than once: in a"
+        " decoder, training showed it only an arc, and"
         " beyond $L$ it meets new angles." in fine
     )
     main = re.sub(r"<details>.*?</details>", " ", _raw(), flags=re.S)
@@ -771,8 +777,12 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     # block's alone): Llama 4's query scale, which counts from the cache length
     # (test_llama_4_query_scale_ignores_position_ids_on_a_left_padded_batch)
     answer = (
-        " Llama 4's query scale, in its layers without RoPE, counts positions from the cache length instead, so"
-        " passing `position_ids` does not remove its change."
+        # fix pass 266 (reads r265 #5, unclear, and r265b #1, overstated: Llama 4's scale came with no place, and read
+        # as if every padded Llama 4 row differs): where the scale lives and its switch, then that it can step at
+        # another token (test_llama_4_query_scale_ignores_position_ids_on_a_left_padded_batch)
+        " Llama 4 also scales its queries by position, in its layers without RoPE and with `attn_temperature_tuning`"
+        " on. That scale counts positions from the cache length and ignores `position_ids`, so in a left-padded row it"
+        " can step up at a different token than in the row run alone."
     )
     assert "The block lists four such cases" not in section  # no count the learner must open the block to check
     assert lead + " " + lesson in section, section  # the mask first, then `position_ids`
@@ -1014,9 +1024,11 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
 
 
 def test_llama_4_query_scale_ignores_position_ids_on_a_left_padded_batch():
-    """Positions at run time, main line (fix pass 265, read r264 #1, an omission): "Llama 4's query scale, in its
-    layers without RoPE, counts positions from the cache length instead, so passing `position_ids` does not remove its
-    change." In transformers 5.24's Llama4TextAttention.forward, the scale's positions are the cache length plus
+    """Positions at run time, main line (fix pass 265, read r264 #1, an omission; fix pass 266, reads r265 #5 and
+    r265b #1: where the scale lives, and "can step", not an unconditional change): "Llama 4 also scales its queries by
+    position, in its layers without RoPE and with `attn_temperature_tuning` on. That scale counts positions from the
+    cache length and ignores `position_ids`, so in a left-padded row it can step up at a different token than in the
+    row run alone." In transformers 5.24's Llama4TextAttention.forward, the scale's positions are the cache length plus
     arange over the call, and the branch never reads `position_ids`; on a tiny random Llama 4 whose two layers have no
     RoPE, a left-padded row with `position_ids` counted from its first real token matches the row run alone with the
     scale off, and not with it on (a step every 2 positions, attn_scale 10, so that the step shows)."""
@@ -1024,11 +1036,19 @@ def test_llama_4_query_scale_ignores_position_ids_on_a_left_padded_batch():
     from transformers import Llama4ForCausalLM, Llama4TextConfig
     from transformers.models.llama4 import modeling_llama4
 
+    # fix pass 266 (reads r265 #5 and r265b #1): the scale's place and switch first; "can step up at a different
+    # token", not an unconditional change (checked below: tau's step tokens in a padded row and in the row alone)
     said = (
-        "Llama 4's query scale, in its layers without RoPE, counts positions from the cache length instead, so passing"
-        " `position_ids` does not remove its change."
+        "Llama 4 also scales its queries by position, in its layers without RoPE and with `attn_temperature_tuning`"
+        " on. That scale counts positions from the cache length and ignores `position_ids`, so in a left-padded row it"
+        " can step up at a different token than in the row run alone."
     )
     assert said in _section_main_line(_page(), "## Positions at run time")
+    assert "Llama 4's query scale, in its layers without RoPE, counts positions" not in _page()
+    # "with `attn_temperature_tuning` on": the branch runs only with the switch on, and only in layers without RoPE
+    assert "if self.attn_temperature_tuning and not self.use_rope:" in inspect.getsource(
+        modeling_llama4.Llama4TextAttention.forward
+    )
     source = inspect.getsource(modeling_llama4.Llama4TextAttention.forward)
     branch = source.split("if self.attn_temperature_tuning and not self.use_rope:")[1].split("query_states.transpose")[
         0
@@ -1066,6 +1086,25 @@ def test_llama_4_query_scale_ignores_position_ids_on_a_left_padded_batch():
         return float((padded - alone).abs().max())
 
     assert padded_gap(False) < 1e-5 < padded_gap(True), (padded_gap(False), padded_gap(True))
+    # "can step up at a different token": tau's positions, the cache length (0) plus each token's index, for a row of
+    # 9 000 tokens alone and behind 3 pads, with the default floor_scale, 8 192 (Llama4TextConfig's): tau, which never
+    # falls, steps up at the row's token 8 191 alone and at its token 8 188 padded; "can": a row shorter than the
+    # step, here 100 tokens, never steps, alone or padded
+    branch_formula = "torch.log1p(torch.floor((positions.float() + 1.0) / self.floor_scale)) * self.attn_scale + 1.0"
+    assert branch_formula in " ".join(source.split())
+
+    def tau(positions: torch.Tensor, floor_scale: int) -> torch.Tensor:
+        return torch.log1p(torch.floor((positions.float() + 1) / floor_scale)) * 10.0 + 1.0
+
+    floor_scale = Llama4TextConfig().floor_scale
+    assert floor_scale == 8192, floor_scale
+
+    def steps(n: int, pads: int) -> list[int]:  # the row's tokens at which tau steps up
+        t = tau(torch.arange(n) + pads, floor_scale)
+        return [j for j in range(1, n) if float(t[j]) > float(t[j - 1])]
+
+    assert steps(9000, 0) == [8191] and steps(9000, 3) == [8188], (steps(9000, 0), steps(9000, 3))
+    assert steps(100, 0) == steps(100, 3) == []
 
 
 def test_llama_code_has_none_of_the_four_run_time_mechanisms():
@@ -1459,10 +1498,13 @@ def test_transformers_dynamic_l_is_the_stored_length():
     # the block names the length that formula reads: "with the declared length in place of L"
     # fix pass 264 (read r263 #8, unclear: L meant the trained length in the rule and the declared length in
     # transformers' code): the declared length is L_decl, and the block reuses the main text's formula with it
+    # fix pass 266 (reads r265 #3 and r265b #3): the formula left the main line, so the bullet points to the first
+    # block's table
     assert (
-        "Transformers' `dynamic` raises the base to divide the slowest pair by the main text's"
+        "Transformers' `dynamic` raises the base to divide the slowest pair by the first block's"
         " $1 + s(\\ell/L_{\\text{decl}} - 1)$, written $s\\ell/L_{\\text{decl}} - (s - 1)$." in page
     )
+    assert "the main text's $1 + s(" not in page
     assert "with the declared length in place of $L$" not in page and "in place of $L$" not in page
     # "reads `max_position_embeddings`, the *stored length*, in place of L. Llama 3.1's file stores 16L there. So on
     # that file, `dynamic` would ... scale only inputs longer than 16L" (checked above:
@@ -1494,16 +1536,16 @@ def test_transformers_dynamic_l_is_the_stored_length():
         # fix pass 265 (reads r264 #2 and r264b #1, both readers' hardest place: the rule was defined with L, then
         # with L_decl a paragraph later): one length from the start, the one transformers reads, L_decl; the
         # consequence for a file that declares more than L follows (checked below on Llama 3.1's fields)
+        # fix pass 266 (reads r265 #3 and r265b #3, both readers' hardest place: two lengths, a formula, its example
+        # and a what-if in six sentences): three plain sentences with no formula, what dynamic NTK does, where
+        # transformers takes its length, and the what-if, now saying what `dynamic` would replace; the formula, what
+        # `factor` sets and the 9 at twice L_decl are the first block's (checked below and in
+        # test_dynamic_table_needed_row_is_the_stretch)
         "A *dynamic* rule recomputes the divisors from each input's length $\\ell$. Dynamic NTK leaves inputs up to a"
-        " set length unscaled. Transformers' `dynamic` takes that length from `max_position_embeddings`, the declared"
-        " length $L_{\\text{decl}}$, which can exceed the trained length. Beyond $L_{\\text{decl}}$, it slows every"
-        " pair but the fastest, and more the longer the input: it divides the slowest pair's frequency by"
-        " $1 + s(\\ell/L_{\\text{decl}} - 1)$. So its `factor` $s$ sets how fast that divisor grows, not the divisor"
-        " itself: at $2L_{\\text{decl}}$ with $s = 8$, it divides by 9."
-        " On a file that declares more than the trained length, `dynamic` thus leaves the inputs between the two"
-        # fix pass 258 (read r256b #3: the declared length was not tied to the worked file, where it matters most)
-        # fix pass 258b (reads r258 #1 and r258b #1: the what-if read as Llama 3.1's behaviour): said as one
-        " unscaled. Had Llama 3.1's file named `dynamic`, no input up to $16L$ would be scaled."
+        " set length unscaled, and beyond that length slows every pair but the fastest, more the longer the input."
+        " Transformers' `dynamic` takes that length from `max_position_embeddings`, the declared length"
+        " $L_{\\text{decl}}$, which can exceed the trained length. So had Llama 3.1's file named `dynamic` instead of"
+        " `llama3`, no input up to $16L$ would be scaled."
     )
     assert "Dynamic NTK leaves inputs up to the trained length" not in page and "Call it $L_{" not in page
     assert stated in " ".join(page.split())
@@ -1524,7 +1566,7 @@ def test_transformers_dynamic_l_is_the_stored_length():
     assert (
         _section_main_line(page, "## Static and dynamic")
         .rstrip()
-        .endswith("Had Llama 3.1's file named `dynamic`, no input up to $16L$ would be scaled.")
+        .endswith("So had Llama 3.1's file named `dynamic` instead of `llama3`, no input up to $16L$ would be scaled.")
     )
     # fix pass 264 (read r263b #5, redundant: the what-if came three times, here, in a "hypothetical case" bullet and
     # in the bullet on dropping `llama3`): the main line keeps it and the block says it once, with what it drops
@@ -1553,8 +1595,9 @@ def test_transformers_dynamic_l_is_the_stored_length():
     # read r205: the takeaway and the field row use no other name for the field ("its extended length")
     assert "extended length" not in page and "*stored length*" not in page
     # read r206: the takeaways keep one lesson a bullet, so this one is the section's main line alone
-    flat_page = " ".join(page.split())
-    assert "On a file that declares more than the trained length, `dynamic` thus leaves the inputs" in flat_page
+    # fix pass 266 (reads r265 #3 and r265b #3): the general sentence went; the what-if, which the field row and the
+    # first block's "inputs up to L_decl keep their unscaled frequencies" generalise, is the main line's last
+    assert "`dynamic` thus leaves the inputs between the two unscaled" not in page
     row = (
         "| `max_position_embeddings` | the longest input a configuration declares, in a scaled model usually longer"
         " than the trained length."
@@ -1580,11 +1623,13 @@ def test_transformers_dynamic_l_is_the_stored_length():
     # structural pass 217: the formula left the main line for the block's table (checked in
     # test_dynamic_table_needed_row_is_the_stretch); the main line says what it does in words
     # fix pass 265 (reads r264 #2 and r264b #1): one length, L_decl, named before the rule uses it
+    # fix pass 266 (reads r265 #3 and r265b #3): the growth in words, before the declared length; the formula is the
+    # first block's
     lead = (
-        "Beyond $L_{\\text{decl}}$, it slows every pair but the fastest, and more the longer the input: it divides the"
-        " slowest pair's frequency by $1 + s(\\ell/L_{\\text{decl}} - 1)$."
+        "Dynamic NTK leaves inputs up to a set length unscaled, and beyond that length slows every pair but the"
+        " fastest, more the longer the input."
     )
-    assert lead in section and section.index("declared length") < section.index(lead)
+    assert lead in section and section.index(lead) < section.index("declared length")
     # fix pass 247 (reads r243b #2, r245b #3, r246 #2 and r246b #2: "nine" came without its source): the block's
     # formula joins the main line's example, where it gives the nine (checked in
     # test_dynamic_main_line_shows_the_fixed_divisor_at_short_inputs_and_the_dynamic_formula, against transformers)
@@ -1592,9 +1637,15 @@ def test_transformers_dynamic_l_is_the_stored_length():
     # the section's idea): the example went back to the first block, whose table gives the formula and the nine
     # fix pass 250 (read r249b #4: the growth rule was missing from the main line): the formula again, as the
     # sentence's end, with no worked arithmetic (no "nine"); what `factor` sets follows from it
-    assert section.count("$1 + s(\\ell/L_{\\text{decl}} - 1)$") == 1 and "nine" not in section, section
+    # fix pass 266 (reads r265 #3 and r265b #3): no formula and no 9 on the main line; what `factor` sets is the
+    # first block's, merged into its sentence on s (the block's table keeps the formula and the 9)
+    assert "$1 + s(" not in section and "nine" not in section and " 9" not in section, section
     assert "$1 + s(\\ell/L - 1)$" not in section and section.count("$L$") == 0, section
-    assert "So its `factor` $s$ sets how fast that divisor grows, not the divisor itself:" in section
+    assert "sets how fast" not in section
+    assert (
+        "Dynamic NTK's $s$, transformers' `factor`, sets how fast its divisor grows, not the divisor itself."
+        in _collapsed("Effective factors: how much each rule divides the slowest pair")
+    )
     assert "| rule |" not in section and "effective factor" not in section  # read r183: the block's
     first = page[page.index("<details>", start) :]
     first = first[: first.index("</details>")]
@@ -1800,7 +1851,12 @@ def test_dynamic_table_needed_row_is_the_stretch():
     # read r181: the book's own `dynamic` runs use s = 1 (chapter 8's main runs: `dynamic_factor` 1 in both saved
     # configs)
     slope = (
-        " Dynamic NTK's $s$, transformers' `factor`, sets how fast its divisor grows. With $s = 1$, as in chapter 8's"
+        # fix pass 266 (reads r265 #3 and r265b #3): the main line's "not the divisor itself" merged here, where the
+        # table above gives the divisor (checked in
+        # test_dynamic_main_line_shows_the_fixed_divisor_at_short_inputs_and_the_dynamic_formula: a larger factor
+        # divides more at the same length, and no factor is the slowest pair's divisor)
+        " Dynamic NTK's $s$, transformers' `factor`, sets how fast its divisor grows, not the divisor itself. With"
+        " $s = 1$, as in chapter 8's"
         " main runs, its formula becomes $\\ell/L_{\\text{decl}}$ beyond $L_{\\text{decl}}$: with"
         " $L_{\\text{decl}} = L$, it divides by about what the slowest pair needs."
     )
@@ -1870,13 +1926,12 @@ def test_dynamic_main_line_shows_the_fixed_divisor_at_short_inputs_and_the_dynam
     example = "Llama 3.1's `llama3` is static: even a short input has its slowest pair's frequency divided by $s$."
     dynamic_said = (
         # fix pass 265 (reads r264 #2 and r264b #1, both readers' hardest place): one length, the declared one that
-        # transformers reads, before the formula (checked against transformers in
-        # test_transformers_dynamic_l_is_the_stored_length); the 9 now at twice that length, in the same sentence
-        " Dynamic NTK leaves inputs up to a set length unscaled. Transformers' `dynamic` takes that length from"
+        # transformers reads (checked against transformers in test_transformers_dynamic_l_is_the_stored_length)
+        # fix pass 266 (reads r265 #3 and r265b #3, again both readers' hardest place): no formula; the growth in
+        # words, then the declared length; the formula and the 9 at twice that length are the first block's table
+        " Dynamic NTK leaves inputs up to a set length unscaled, and beyond that length slows every pair but the"
+        " fastest, more the longer the input. Transformers' `dynamic` takes that length from"
         " `max_position_embeddings`, the declared length $L_{\\text{decl}}$, which can exceed the trained length."
-        " Beyond $L_{\\text{decl}}$, it slows every pair but the fastest, and more the longer the input: it divides"
-        " the slowest pair's frequency by $1 + s(\\ell/L_{\\text{decl}} - 1)$. So its `factor` $s$ sets how fast that"
-        " divisor grows, not the divisor itself:"
         # fix pass 227 (read r226 #1) put the block's 9 and 2 at 2L on the main line; structural pass 249 (reads r248
         # #3 and r248b #3: the example's arithmetic hid the section's idea) returned them to the block's table
     )
@@ -1887,8 +1942,10 @@ def test_dynamic_main_line_shows_the_fixed_divisor_at_short_inputs_and_the_dynam
     # (l - 1)/(L - 1), just above it, the glossary's exact bound)
     # fix pass 265 (reads r264 #2 and r264b #1): the 9 at twice the declared length; the "about 2" the slowest pair
     # needs is the block's table's last row, since it counts the trained length
-    example_9 = "at $2L_{\\text{decl}}$ with $s = 8$, it divides by 9."
-    assert main.count(dynamic_said + " " + example_9) == 1 and "within the trained range" not in main, main
+    # fix pass 266 (reads r265 #3 and r265b #3): the 9 is the first block's table's alone, at l = 2L with
+    # L_decl = L, that is at twice L_decl
+    assert main.count(dynamic_said) == 1 and "within the trained range" not in main, main
+    assert "divides by 9" not in main and "$2L_{\\text{decl}}$" not in main, main
     assert 1 + 8 * (2 - 1) == 9 and 2 < (2 * 8192 - 1) / (8192 - 1) < 2.001
     factors = _collapsed("Effective factors: how much each rule divides the slowest pair")
     dynamic_row = "| dynamic NTK | 1 up to $L_{\\text{decl}}$, then $1 + s(\\ell/L_{\\text{decl}} - 1)$ | 9 |"
@@ -2950,7 +3007,11 @@ def test_reading_code_dynamic_on_llama31_file_and_llama4_tau():
     # read r183: "only inputs longer than 16L", exactly (an input of 16L is not scaled either: checked in
     # test_transformers_dynamic_l_is_the_stored_length)
     # fix pass 264 (read r263b #5: the what-if came three times): the main line says it once
-    assert "Had Llama 3.1's file named `dynamic`, no input up to $16L$ would be scaled." in " ".join(page.split())
+    # fix pass 266 (read r265b #3: the what-if now says which rule `dynamic` would replace)
+    assert (
+        "So had Llama 3.1's file named `dynamic` instead of `llama3`, no input up to $16L$ would be scaled."
+        in " ".join(page.split())
+    )
     # Llama 4's attention builds tau's positions from the cache length plus the token index, never from position_ids
     source = inspect.getsource(modeling_llama4.Llama4TextAttention.forward)
     tau = source.split("if self.attn_temperature_tuning and not self.use_rope:")[1].split("query_states = (")[0]
@@ -3302,7 +3363,8 @@ def test_query_scales_are_defined_where_the_run_time_cases_use_them():
     # fix pass 265 (reads r264 #3 and r264b #2): no formula on the main line again, Ministral 3's scale in words; the
     # block's bullet gives the formula itself
     assert "\\lfloor" not in main and main.count("Ministral 3") == 1 and "Llama 4" not in main, main
-    assert len(re.split(r"(?<=\.) (?=[A-Z])", defined)) == 3  # three short sentences
+    # fix pass 266 (read r265b #2): a fourth short sentence, what both mechanisms do to the logits
+    assert len(re.split(r"(?<=\.) (?=[A-Z])", defined)) == 4  # four short sentences
     said = "by $1 + \\beta \\ln(1 + \\lfloor p/L \\rfloor)$. Here $\\beta$ is `llama_4_scaling_beta`, $p$"
     assert "the main text's $1 + \\beta" not in page
     assert said + " the token's `position_ids`, with no 1 added, and $L$ = `original_max_position_embeddings`." in page
@@ -3485,9 +3547,11 @@ def test_bfloat16_section_tells_the_two_errors_apart():
         " each against the exact angles:"
     )
     paths = [
+        # fix pass 266 (read r265 #4, unclear: five thresholds on the main line for a one-sentence lesson): one number
+        # a path; the key one back's hundredth of a radian joins the first block's pair-1 paragraph (checked in
+        # test_bfloat16_figure_draws_the_three_paths)
         "- After `model.to`, query and key share each rounded frequency, so a score's angle errs by the key's distance"
-        " back times the frequency's rounding error. A key one back stays within about a hundredth of a radian; a key"
-        " about 1 750 tokens back can be half a turn off.",
+        " back times the frequency's rounding error. A key about 1 750 tokens back can be half a turn off.",
         # fix pass 259 (read r259 #4: whose path; read r259b #2: the one-back curve stays at 3.0-3.08 radians, so
         # "about")
         "- Angles formed in bfloat16, as your own code might form them, err by up to a fixed fraction of themselves, so"
@@ -3497,8 +3561,10 @@ def test_bfloat16_section_tells_the_two_errors_apart():
         # fix pass 265 (read r264b #3: why bfloat16 spaces numbers four apart was the block's alone): its eight
         # significant bits on the main line (checked below with torch's bfloat16: spacing 2 below 512, at least 4 from
         # 512 on)
-        " the error grows with the position itself. bfloat16 keeps eight significant bits, so from 512 on it spaces"
-        " numbers at least four apart: past that query position, even a key one back can be about half a turn off.",
+        # fix pass 266 (read r265 #4: one number a path): the eight bits and the spacing of four went to the block
+        # "If your code forms the angles in bfloat16" (checked below, with torch's bfloat16)
+        " the error grows with the position itself. Past query position 512, even a key one back can be about half a"
+        " turn off.",
         # fix pass 261 (read r261b #5: the main line stopped at 16L; the block's near a million and ten million)
         "- Transformers' path, float32 frequencies and angles, keeps each angle within about a hundredth of a radian up"
         " to $16L$; past it, the error keeps growing with the position.",
@@ -3577,9 +3643,16 @@ def test_bfloat16_section_tells_the_two_errors_apart():
     assert '"bf16_angles": p.bfloat16()[:, None] * theta32.bfloat16()[None],' in script
     assert (torch.zeros(1).bfloat16() * torch.tensor([1.0, 1e-3, 1e-6]).bfloat16()).dtype == torch.bfloat16
     assert not bool((torch.zeros(1).bfloat16() * torch.tensor([1.0, 1e-3, 1e-6]).bfloat16()).any())
-    # the main line's "bfloat16 keeps eight significant bits, so from 512 on it spaces numbers at least four apart":
-    # 7 stored bits and the implicit one; next representable number 2 above each number below 512 and at least 4
-    # above each from 512 on
+    # the block's "bfloat16 keeps 8 significant bits" and "from 512 to 1 024 the spacing is 4" (on the main line until
+    # fix pass 266): 7 stored bits and the implicit one; next representable number 2 above each number below 512 and
+    # at least 4 above each from 512 on
+    assert "eight significant bits" not in main and "four apart" not in main, main
+    bits = _collapsed("If your code forms the angles in bfloat16")
+    one_back = (
+        "A key one back needs less: from 512 to 1 024 the spacing is 4, so past query position 512, pair 0's angles"
+        " for a query and the key one back can round 4 apart, 3 radians from their true gap of 1."
+    )
+    assert bits.index("bfloat16 keeps 8 significant bits") < bits.index(one_back), bits
     assert torch.finfo(torch.bfloat16).eps == 2.0**-7  # 8 significant bits
     values = torch.arange(256, 4096, dtype=torch.float64)
     exact = values[values.bfloat16().double() == values]  # the representable integers in that range
@@ -3590,6 +3663,12 @@ def test_bfloat16_section_tells_the_two_errors_apart():
     angle = lambda p: p.to(torch.bfloat16).double()  # noqa: E731 - pair 0's angle p * 1, formed in bfloat16
     err = ((angle(m + 1) - angle(m)) - 1).abs()  # keys one back: the exact difference is 1
     assert float(err[:255].max()) == 0 and float(err[1024:2047].max()) == 7
+    # fix pass 266: "past query position 512, pair 0's angles for a query and the key one back can round 4 apart, 3
+    # radians from their true gap of 1": the first such query is 515 (515 reads 516, 514 reads 512), none at or below
+    # 512 is off by 3, and 3 radians is less than pi, so wrapping leaves it at 3
+    apart = (angle(m + 1) - angle(m))[511:1023]  # queries 512 to 1 023, keys one back
+    assert float(apart.max()) == 4 and float(err[511:1023].max()) == 3 < math.pi
+    assert int((err >= 3).nonzero()[0]) + 1 == 515 and float(err[:512].max()) < 3  # the query is m + 1
     # "up to about half a turn between positions 1 024 and 2 048" (fix pass 221, read r220 #3): every query and key
     # in that range, the score's angle error wrapped to (-pi, pi]: at most 3 radians, 0.48 of a turn, and reached
     # (1 027 and 1 024 both read 1 024)
@@ -4234,7 +4313,12 @@ def test_temperature_main_line_says_deepseek_moves_the_sharpening_to_the_softmax
     assert f"{on_softmax:.2f}" == "1.87" and "1.9" not in main  # the number is the block's
     # fix pass 265 (reads r264 #3 and r264b #2): the paragraph keeps three short sentences, and ends on DeepSeek's
     # softmax scale; the blocks follow it directly
-    assert main.rstrip().endswith("Others, such as DeepSeek-V3, enlarge the softmax scale.")
+    # fix pass 266 (read r265b #2): the paragraph ends on what both mechanisms share, after DeepSeek's softmax scale
+    ends = (
+        "Others, such as DeepSeek-V3, enlarge the softmax scale. Both multiply the logits, as the attention factor's"
+        " square does."
+    )
+    assert main.rstrip().endswith(ends)
     assert page.index(said) < page.index(stated)
 
 
@@ -4821,6 +4905,44 @@ def test_opening_says_what_the_page_covers_and_where_rope_sits_in_llamas_code():
     assert len(calls) == 1 and len(model.layers) == 2  # once per forward pass, for both layers
 
 
+def test_query_scale_and_softmax_scale_multiply_the_logits():
+    """Temperature rules, main line (fix pass 266, read r265b #2, unclear: the query scale and the softmax scale came
+    with no link to the attention factor's m^2): "Both multiply the logits, as the attention factor's square does." In
+    transformers 5.24, Ministral 3's attention multiplies its rotated queries by `get_llama_4_attn_scale` before the
+    attention reads them, so each of that query's logits q.k is multiplied by the scale; DeepSeek-V3's attention passes
+    its softmax scale, enlarged by `yarn_apply_mscale`, to an attention that multiplies q.k by it before the softmax.
+    Run: a tiny Ministral 3 attention's logits at a position past L, with the scale on, are its logits with the scale
+    off times the scale; DeepSeek-V3's file (YaRN, factor 40, both fields 1) multiplies the logit's 1/sqrt(d) by
+    m(40, 1)^2."""
+    pytest.importorskip("transformers", minversion="5.24")  # the book's version
+    from transformers.models.deepseek_v3 import configuration_deepseek_v3, modeling_deepseek_v3
+    from transformers.models.ministral3 import modeling_ministral3
+
+    main = " ".join(_section_main_line(_page(), "## Temperature rules").split())
+    assert "Both multiply the logits, as the attention factor's square does." in main
+    forward = " ".join(inspect.getsource(modeling_ministral3.Ministral3Attention.forward).split())
+    rotated = "query_states, key_states = apply_rotary_pos_emb(query_states, key_states, cos, sin)"
+    scaled = "query_states = query_states * get_llama_4_attn_scale("
+    assert forward.index(rotated) < forward.index(scaled) < forward.index("attention_interface(")
+    eager = " ".join(inspect.getsource(modeling_deepseek_v3.eager_attention_forward).split())
+    assert "attn_weights = torch.matmul(query, key_states.transpose(2, 3)) * scaling" in eager
+    assert eager.index("* scaling") < eager.index("softmax(")
+    ds_forward = " ".join(inspect.getsource(modeling_deepseek_v3.DeepseekV3Attention.forward).split())
+    assert "scaling=self.scaling," in ds_forward
+    init = " ".join(inspect.getsource(modeling_deepseek_v3.DeepseekV3Attention.__init__).split())
+    assert "self.scaling = yarn_apply_mscale(config.rope_parameters, self.qk_head_dim ** (-0.5))" in init
+    rope = MODEL_ROPE_CONFIGS["deepseek-v3"]["rope_scaling"]
+    ds = configuration_deepseek_v3.DeepseekV3Config(rope_scaling=dict(rope))
+    on_softmax = modeling_deepseek_v3.yarn_apply_mscale(ds.rope_parameters, 1.0)
+    assert math.isclose(on_softmax, (0.1 * math.log(40) + 1) ** 2, rel_tol=1e-12) and on_softmax > 1
+    # a query scale multiplies its query's logits: q.k with q scaled is the scale times q.k
+    torch.manual_seed(0)
+    q, k = torch.randn(1, 1, 3, 8, dtype=torch.float64), torch.randn(1, 1, 3, 8, dtype=torch.float64)
+    scale = modeling_ministral3.get_llama_4_attn_scale(torch.tensor([[0, 4, 9]]), 1.0, 4).double()
+    assert float(scale.max()) > 1  # the positions past L are scaled
+    torch.testing.assert_close((q * scale) @ k.transpose(2, 3), scale * (q @ k.transpose(2, 3)))
+
+
 def test_worked_configuration_leads_with_its_lesson():
     """Read r191: the worked configuration's lesson leads, in one short paragraph, before the terms it uses are
     defined in the next: "Llama 3.1's scaling rule, `llama3`, keeps the RoPE pairs that turn often and slows the
@@ -4835,8 +4957,10 @@ def test_worked_configuration_leads_with_its_lesson():
         "## A worked configuration: Llama 3.1's three bands Llama 3.1's scaling rule, `llama3`, keeps the RoPE pairs"
         # fix pass 254 (read r253b #1, overstated: pairs 35 to 63 all get 8, so the slowest is slowed no more than
         # pair 35): the slowest by the full factor, the largest divisor (checked below)
-        " that turn often and slows the others, the slowest by its full `factor`. It sorts a head's pairs into three"
-        " bands by how often each pair turns."
+        # fix pass 266 (read r265 #2, unclear: "turn often" came before turns were defined): over what they turn, the
+        # trained length, named in the page's opening table (checked below: the kept pairs turn more than 4 times in L)
+        " that turn many times over the trained length and slows the others, the slowest by its full `factor`. It sorts"
+        " a head's pairs into three bands by how often each pair turns."
     )
     assert section.startswith(lesson), section[:300]
     # the terms the rest of the section uses are defined on the main line before their first use
@@ -4848,10 +4972,41 @@ def test_worked_configuration_leads_with_its_lesson():
     pytest.importorskip("transformers", minversion="5.24")  # the book's version
     by = (theta / _llama31_llama3_freqs().double()).tolist()
     kept = [i for i, x in enumerate(by) if abs(x - 1) < 1e-5]
-    assert kept == list(range(29)) == [i for i in range(d // 2) if turns[i] > 4], kept  # "turn often": kept
+    assert kept == list(range(29)) == [i for i in range(d // 2) if turns[i] > 4], kept  # "turn many times": kept
+    assert page.index("the *trained length* $L$") < page.index("turn many times over the trained length")
     assert all(x > 1 + 1e-3 for x in by[29:])  # "slows the others"
     assert all(b >= a * (1 - 1e-6) for a, b in zip(by, by[1:])) and math.isclose(by[-1], s, rel_tol=1e-5)  # "most"
     assert all(math.isclose(x, s, rel_tol=1e-5) for x in by[35:]) and all(1 < x < s for x in by[29:35])  # three bands
+
+
+def test_ramped_band_slows_a_pair_more_the_fewer_times_it_turns():
+    """A worked configuration, main line (fix pass 266, read r265 #1, unclear: the main line said why the slowest
+    pairs are divided, not what the middle band does, though pairs 29 to 34 turn 1.2 to 3.4 times in L and are still
+    slowed up to 5.3 times): "The ramped band blends the kept and the divided frequency: the fewer times a pair turns,
+    the more it is slowed." Checked on transformers 5.24's `llama3` with Llama 3.1's fields: each ramped pair's new
+    frequency is Meta's blend w theta_i + (1 - w) theta_i/s with w = (r - 1)/3, r its turns in L, strictly between the
+    kept and the divided frequency; and the divisor rises strictly as the turns fall, from pair 29 to pair 34."""
+    section = " ".join(_section_main_line(_page(), "## A worked configuration").split())
+    said = (
+        "angles it never saw. The ramped band blends the kept and the divided frequency: the fewer times a pair turns,"
+        " the more it is slowed."
+    )
+    assert said in section
+    pytest.importorskip("transformers", minversion="5.24")  # the book's version
+    d, base, L, s = 128, 500_000.0, 8192, 8.0
+    theta = base ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)
+    turns = L * theta / (2 * math.pi)
+    new = _llama31_llama3_freqs().double()
+    ramped = [i for i in range(d // 2) if 1 <= turns[i] <= 4]
+    assert ramped == list(range(29, 35)), ramped
+    for i in ramped:
+        w = (float(turns[i]) - 1) / (4 - 1)
+        blend = w * float(theta[i]) + (1 - w) * float(theta[i]) / s
+        assert math.isclose(float(new[i]), blend, rel_tol=1e-5), (i, float(new[i]), blend)
+        assert float(theta[i]) / s < float(new[i]) < float(theta[i]), i  # between the divided and the kept
+    by = [float(theta[i] / new[i]) for i in ramped]
+    assert all(float(turns[i]) > float(turns[j]) for i, j in zip(ramped, ramped[1:]))  # fewer turns, pair by pair
+    assert all(a < b for a, b in zip(by, by[1:])), by  # "the more it is slowed"
 
 
 def test_full_attention_interval_row_says_transformers_turns_it_into_layer_types():
@@ -5872,10 +6027,16 @@ def test_cos_sin_rounding_to_the_activations_dtype_does_not_grow():
     main = _section_main_line(_page(), "## bfloat16 frequencies")
     said = (
         # pass 258: a paragraph under the figure's three bullets, no longer a fourth bullet
+        # fix pass 266 (read r265 #4: one number a path on the main line): the bound in words, "the same small
+        # fraction of its size at any position"; the 1/256 is the first block's last sentence (both checked below)
         "On every path, transformers then rounds cos and sin to the activations' dtype. In bfloat16, each entry"
-        " moves by at most $1/256$ of its size, at any position, so this error does not grow."
+        " moves by at most the same small fraction of its size at any position, so this error does not grow."
     )
-    assert said in main and "- " + said not in main, main
+    assert said in main and "- " + said not in main and "1/256" not in main, main
+    assert (
+        "The rounding of cos and sin to bfloat16, on every path, moves each entry by at most $1/256$ of its size."
+        in _collapsed("The <code>model.to</code> and float32 rows")
+    )
     pytest.importorskip("transformers", minversion="5.24")  # the book's version
     from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding
 
@@ -6064,7 +6225,11 @@ def test_bfloat16_figure_draws_the_three_paths():
         return int((values >= level).nonzero()[0])
 
     model_to, bf16, f32 = curves["model_to"], curves["bf16_angles"], curves["float32"]
-    assert float(model_to["one_back"].max()) < 0.01  # "A key one back stays within about a hundredth of a radian"
+    # "A key one back stays within about a hundredth of a radian", the first block's since fix pass 266 (read r265 #4)
+    assert float(model_to["one_back"].max()) < 0.01
+    assert "A key one back stays within about a hundredth of a radian." in _collapsed(
+        "The <code>model.to</code> and float32 rows"
+    )
     # fix pass 265 (read r264b #4, a nit: "about 1 800" where the curve passes 3 radians at 1 677 and 3.1 at 1 733):
     # "about 1 750", the distance at which the curve passes 3.1 radians rounded to the nearest 50, and the main line's
     # half a turn, pi over pair 1's rounding error, 1 756 (test_bfloat16_drift_and_three_roundings)
