@@ -156,7 +156,10 @@ PI_FASTEST_ROW = (
 #: table gives, ended the row too; read r191 to r192 had put it there; the block, :data:`DISTANCE_BLOCK`, names the
 #: chapters that use the word for the signed offset, and their letters)
 DISTANCE_ROW = (
-    r"^\| distance \| 距离 \| how far a key lies from its query, \$\\lvert n - m\\rvert\$, never (negative) \| \{doc\}"
+    # fix pass 267 (read r266 #2, unclear: a learner trusting the row misread chapter 5's signed r as unsigned): one
+    # short clause naming the two chapters, the same as the block's; their letters stay the block's
+    r"^\| distance \| 距离 \| how far a key lies from its query, \$\\lvert n - m\\rvert\$, never (negative); chapters"
+    r" (\d+) and (\d+) also use the word for the signed \*offset\* \| \{doc\}"
 )
 #: the block under the Core table, "Offset and distance in other chapters" (read r192: its old "Chapter 3 uses
 #: *distance* for the offset's size too" read as contradicting the row until the Letters table): the row's signed use in
@@ -219,8 +222,9 @@ SCALES_OPENING = (
     # logits, though its `llama3` has no attention factor): the head's conditions in the rows' words, once
     # fix pass 266 (reads r265 #2 and r265b #1): one sentence, the conditions first; the mechanism, cos and sin, is
     # the row's, and the example at s = 8 the block's (:data:`YARN_FACTORS`)
-    r" In a fully rotated head with no \*QK-norm\* after the rotation, YaRN's \*attention factor\* \$a\$ multiplies"
-    r" \$q \\cdot k\$ by its (square|cube)\."
+    # fix pass 267 (read r266b #1, unclear: the conditions still stacked in the hardest paragraph): the power alone; the
+    # conditions, full rotation and no QK-norm after the rotation, are the row's and the block :data:`YARN_FACTORS`'s
+    r" YaRN's \*attention factor\* \$a\$ acts through its (square|cube)\."
 )
 #: the chapters' i and j, once a main-line sentence (read r201), now said by the collapsed letters table alone (read
 #: r220: a notation caveat opened the section, and the block just below said the same)
@@ -931,14 +935,16 @@ def test_a_larger_multiplier_never_flattens_attention():
     # sharpening its logits, though its `llama3` rule has no attention factor): the main line states the head's
     # conditions once, in the rows' words, and names YaRN at the example; the block says Llama 3.1 has that head but
     # no attention factor
-    assert lead.count("*attention factor*") == 1 and lead.count("fully rotated") == 1, lead
-    assert "Llama 3.1" not in lead and lead.count("QK-norm") == 1, lead
-    # fix pass 266 (reads r265 #2 and r265b #1, unclear: the conditions stacked before the table): one sentence, the
-    # conditions first; the mechanism, cos and sin, is the row's meaning, and the example at s = 8 is the block's
-    assert " ".join(lead.split()).endswith(
-        " sharpens. In a fully rotated head with no *QK-norm* after the rotation, YaRN's *attention factor* $a$"
-        " multiplies $q \\cdot k$ by its square."
-    ), lead
+    # fix pass 267 (read r266b #1, unclear: the conditions still stacked in the hardest paragraph): the main line
+    # says the power alone; the conditions are the row's and the block's (checked just below)
+    assert lead.count("*attention factor*") == 1 and lead.count("fully rotated") == 0, lead
+    assert "Llama 3.1" not in lead and lead.count("QK-norm") == 0, lead
+    # fix pass 266 (reads r265 #2 and r265b #1, unclear: the conditions stacked before the table): one sentence; the
+    # mechanism, cos and sin, is the row's meaning, and the example at s = 8 is the block's
+    assert " ".join(lead.split()).endswith(" sharpens. YaRN's *attention factor* $a$ acts through its square."), lead
+    # the block holds both conditions: a QK-norm after the rotation, and a partial rotary head
+    assert "In a fully rotated head, a *QK-norm* after the rotation divides the factor out again" in block(YARN_FACTORS)
+    assert "In a *partial rotary* head, only the rotated coordinates' share" in block(YARN_FACTORS)
     assert row("attention factor").startswith(
         "| attention factor | 注意力因子 | the number $a$ by which YaRN and LongRoPE multiply RoPE's cos and sin;"
     )
@@ -1380,12 +1386,14 @@ def test_distance_and_offset_rows_name_the_chapters_that_use_them():
     upper = torch.triu_indices(5, 5, 1)
     assert torch.allclose(torch.cdist(x, x), euclid) and torch.allclose(torch.pdist(x), euclid[upper[0], upper[1]])
     assert int(vectors) == 2
-    # the row is the definition alone, ending at "never negative" (read r199: its caveat on chapters 3 and 5 repeated
-    # the block's); the block right under the table names the chapters whose "distance" is signed, the same two as the
-    # Letters table's signed forms, gives their letters and links Letters
+    # the row is the definition, ending at "never negative" (read r199: its caveat on chapters 3 and 5 repeated
+    # the block's); fix pass 267 (read r266 #2): then one short clause naming those two chapters, no letters; the block
+    # right under the table names the chapters whose "distance" is signed, the same two as the Letters table's signed
+    # forms, gives their letters and links Letters
     assert "also use *distance* for the signed" not in page()
     distance_row = row("distance | 距离")
-    assert re.findall(DISTANCE_ROW, distance_row) == ["negative"], distance_row
+    ((never, row_first, row_second),) = re.findall(DISTANCE_ROW, distance_row)
+    assert never == "negative", distance_row
     raw_core = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     core_end = raw_core.index("<details><summary>Offset and distance in other chapters</summary>")
     assert raw_core[:core_end].rstrip().endswith("|"), "the block follows the Core table with no sentence between"
@@ -1395,7 +1403,8 @@ def test_distance_and_offset_rows_name_the_chapters_that_use_them():
         DISTANCE_BLOCK, " ".join(block("Offset and distance in other chapters").split())
     )
     assert re.fullmatch(DISTANCE_BLOCK, " ".join(block("Offset and distance in other chapters").split()))
-    assert "signed" not in distance_row and "chapters" not in distance_row and "this page" not in distance_row
+    # fix pass 267 (read r266 #2): the row's one clause names the block's two chapters, and no letter
+    assert [row_first, row_second] == [b_first, b_second] and "this page" not in distance_row, distance_row
     assert "also use the word *distance* for the signed offset:" in block("Offset and distance in other chapters")
     assert [b_three, b_five] == [b_first, b_second]
     # each chapter's letter for the signed distance, in the order the block names the chapters
@@ -1648,7 +1657,7 @@ def test_offset_is_key_minus_query_and_negative_for_an_earlier_key():
         row("offset"),
     )
     naming = " ".join(block("Offset and distance in other chapters").split())
-    assert re.findall(DISTANCE_ROW, row("distance | 距离")) == ["negative"]
+    assert [found[0] for found in re.findall(DISTANCE_ROW, row("distance | 距离"))] == ["negative"]
     ((other, other_5, _, _, five, letter, size, no_offset),) = re.findall(DISTANCE_BLOCK, naming)
     # "chapter 5 writes it $r$" and "Chapter 5 never says offset": its r is this signed number, and the word is absent
     assert int(five) == int(other_5) == int(no_offset) == 5
@@ -2355,10 +2364,8 @@ def test_attention_factor_multiplies_the_logits_by_its_square_in_a_fully_rotated
     from transformers.models.qwen3.modeling_qwen3 import Qwen3RMSNorm
 
     lead = " ".join(page()[page().index("### Temperature and query scales") :].split("| English |")[0].split())
-    assert (
-        "In a fully rotated head with no *QK-norm* after the rotation, YaRN's *attention factor* $a$ multiplies"
-        " $q \\cdot k$ by its square." in lead
-    )
+    # fix pass 267 (read r266b #1): "YaRN's *attention factor* $a$ acts through its square", the conditions the row's
+    assert "YaRN's *attention factor* $a$ acts through its square." in lead
     factors = block(YARN_FACTORS)
     assert "Llama 3.1 uses `llama3`, which has no attention factor." in factors
     assert (
@@ -2700,8 +2707,9 @@ def test_stretch_is_dynamic_ntks_effective_scale_with_factor_1():
 
 
 def test_betas_row_transformers_keeps_pair_0():
-    """The betas row: "the pairs that turn more than `beta_fast` times are kept", then its short sentence after the
-    definition, "Transformers' code also always keeps pair 0", and the bullet of the block "In models and code":
+    """The betas row: "the pairs that turn more than `beta_fast` times are kept", its definition alone; the block "In
+    models and code", its betas bullet's "Transformers' code always keeps pair 0 and can depart from the rule in the
+    *betas* row, as the next bullet shows" (fix pass 267: moved there from the row), and the next bullet's
     "Either way the code clamps the ramp's lower end at pair 0, so pair 0, the fastest, is kept however few times it
     turns" (read r182: "kept means turns more than `beta_fast`" failed for chapter 8's heads at the default betas 32/1,
     where no pair turns 32 times and pair 0 is kept; read r186: the row named that exception inside the definition, so
@@ -2716,21 +2724,24 @@ def test_betas_row_transformers_keeps_pair_0():
     import transformers.modeling_rope_utils as rope_utils
 
     assert "*turns in $L$*: the pairs that turn more than `beta_fast` times are kept," in row("betas")
-    # the definition, then pair 0 in a sentence of its own; how the code keeps it is the block's
-    definition, pair_0 = cells("betas")[2].split(". ")
     # fix pass 232 (read r231 #2: the row read as a rule the code follows but for pair 0; the block's toy head, with
     # `truncate` off, divides no pair): the sentence says the code departs from the rule, and points to the block
     # fix pass 258b (read r258 #2: five blocks follow the table): the block named
+    # fix pass 267 (reads r266 #6 and r266b #3, unclear: an implementation caveat inside a main-line definition): the
+    # row keeps its definition alone; the sentence on pair 0 joined the block's betas bullet, which points to the
+    # next bullet, the one on `truncate` and the clamp at pair 0
+    (definition,) = cells("betas")[2].split(". ")
     pair_0_said = (
-        "Transformers' code always keeps pair 0 and can depart from this rule: see the block"
-        ' "In models and code" at the'
-        " end of this section"
+        "- YaRN's *betas* are 32 and 1 by default, 2 and 1 in chapter 8's main runs. Transformers' code always keeps"
+        " pair 0 and can depart from the rule in the *betas* row, as the next bullet shows. - YaRN's `truncate` in"
+        " transformers,"
     )
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     terms = raw[raw.index("\n### Terms for longer inputs\n") :]
     terms = terms[: terms.index("\n#", 5)]
     assert terms.rindex("<details>") == terms.index("<details><summary>In models and code</summary>")  # the last
-    assert "pair 0" not in definition and pair_0 == pair_0_said, cells("betas")[2]
+    assert "pair 0" not in definition and "Transformers" not in definition, cells("betas")[2]
+    assert pair_0_said in " ".join(models_block("### Terms for longer inputs").split())
     assert "`truncate` divides every pair but pair 0 by 4, and without it no pair is divided" in " ".join(
         models_block("### Terms for longer inputs").split()
     )
@@ -2806,7 +2817,10 @@ def test_betas_row_truncate_moves_the_ramps_ends_outward():
     # chapter 8's head and a
     # sweep, both truncate settings
     ((what_if_fast, what_if_slow, what_if_turns),) = re.findall(
-        r"- YaRN's \*betas\* are \d+ and \d+ by default, \d+ and \d+ in chapter 8's main runs\. - YaRN's `truncate` in"
+        # fix pass 267 (reads r266 #6 and r266b #3): the betas bullet ends with the row's old sentence on pair 0
+        r"- YaRN's \*betas\* are \d+ and \d+ by default, \d+ and \d+ in chapter 8's main runs\. Transformers' code"
+        r" always keeps pair 0 and can depart from the rule in the \*betas\* row, as the next bullet shows\. - YaRN's"
+        r" `truncate` in"
         r" transformers, true by default, moves the ramp's two ends outward to whole pairs; gpt-oss sets it to false\."
         r" Where pair 0 turns at least `beta_slow` times in \$L\$, it changes how the ramped pairs blend, not which"
         r" pairs are kept or divided by \$s\$\."
@@ -2877,17 +2891,20 @@ def test_betas_row_truncate_moves_the_ramps_ends_outward():
     # r178 moved the hedge there), pinned by the regex above; test_betas_row_transformers_keeps_pair_0 sweeps the
     # claim. The row stays one short definition; read r199: then one short sentence, outside the definition, on
     # transformers' pair 0, which the block explains
+    # fix pass 267 (reads r266 #6 and r266b #3, unclear: the code's departure sat in the main-line definition): the
+    # row ends with its definition; the sentence on pair 0 is the block's betas bullet's
     assert row("betas").endswith(
-        "and those that turn fewer than `beta_slow` times are divided by $s$. Transformers' code always keeps pair 0"
-        ' and can depart from this rule: see the block "In models and code" at the end of this section |'
+        "and those that turn fewer than `beta_slow` times are divided by $s$ |"
         " {doc}`7 <../notebooks/07_beyond>`,"
         " {doc}`8 <../notebooks/08_extrapolation>` |"
     )
     assert "pair 0, the fastest, is kept however few times it turns." in block
-    definition, pair_0 = cells("betas")[2].split(". ")
+    (definition,) = cells("betas")[2].split(". ")
     assert "pair 0" not in definition and len(definition.split()) <= 35, definition
-    # pass 258b: 25 words, the block's name included (read r258 #2)
-    assert pair_0.startswith("Transformers' code always keeps pair 0") and len(pair_0.split()) <= 25, pair_0
+    assert (
+        "Transformers' code always keeps pair 0 and can depart from the rule in the *betas* row, as the next bullet"
+        " shows." in " ".join(block.split())
+    )
     source = inspect.getsource(_compute_yarn_parameters)
     assert f'get("beta_fast") or {fast}' in source and f'get("beta_slow") or {slow}' in source
     ours = load_results("extrapolation", check=False)["config"]["yarn"]
@@ -3138,10 +3155,10 @@ def test_transformers_dynamic_keeps_the_longest_inputs_frequencies():
 
 
 def test_mean_reach_bound_counts_d_over_2_partial_sums():
-    """The row "mean reach": "at an offset $r$, $\\frac{2}{d}\\sum_{j=1}^{d/2} \\bigl\\lvert \\sum_{i<j}
-    (\\cos r\\theta_i, \\sin r\\theta_i) \\bigr\\rvert$: the pairs' unit arrows laid head to tail, and the mean
-    distance from the start to the chain's end after each arrow" (fix pass 264: the arrows as vectors, no imaginary
-    unit) (read r186: the row
+    """The row "mean reach": "how far the pairs' unit arrows, laid head to tail, reach at an offset $r$: the mean
+    distance from the start to the chain's end after each arrow, $\\frac{2}{d}\\sum_{j=1}^{d/2} \\bigl\\lvert
+    \\sum_{i<j} (\\cos r\\theta_i, \\sin r\\theta_i) \\bigr\\rvert$" (fix pass 264: the arrows as vectors, no
+    imaginary unit; fix pass 267: the idea in words before the formula) (read r186: the row
     had named partial sums and their indices, which the block defines; the row says the same in a picture: the tip of
     the j-th arrow laid head to tail is the partial sum $S_j$); the block "RoFormer's bound, and what chapter 5 finds
     about the decay" by its summary: a mean over the d/2 partial sums, not over random draws, with the row's arrows
@@ -3156,10 +3173,13 @@ def test_mean_reach_bound_counts_d_over_2_partial_sums():
         # over the d/2 arrows of the chain's reach after each, the block's |S_1| ... |S_{d/2}|
         # fix pass 258 (read r253b #3: a 40-word clause that relied on S_j, defined only in the block): the formula,
         # then the picture in words
-        r"\| at an offset \$r\$, \$\\frac\{2\}\{d\}\\sum_\{j=1\}\^\{d/2\} \\bigl\\lvert \\sum_\{i<j\} ([^$]+?)"
-        r" \\bigr\\rvert\$: the pairs' unit arrows laid head to tail, and the mean distance from the start to the"
+        # fix pass 267 (read r266b #3, unclear: the row opened on the double sum, readable only with the block): the
+        # idea in plain words first, then the mean over the chain's steps, then the formula
+        r"\| how far the pairs' unit arrows, laid head to tail, reach at an offset \$r\$: the mean distance from the"
+        r" start to the chain's end after each arrow,"
+        r" \$\\frac\{2\}\{d\}\\sum_\{j=1\}\^\{d/2\} \\bigl\\lvert \\sum_\{i<j\} ([^$]+?) \\bigr\\rvert\$;"
         # fix pass 259 (read r259 #5: a learner searching RoFormer for the name finds nothing): whose name it is
-        r" chain's end after each arrow; RoFormer's decay curve plots it, and the name is this book's \|",
+        r" RoFormer's decay curve plots it, and the name is this book's \|",
         row("mean reach"),
     )
     assert "on average" not in row("mean reach") and "distance" not in row("mean reach").replace(
@@ -4237,10 +4257,15 @@ def test_kv_cache_and_qk_norm_rows_name_the_right_models():
     # reader's search of the names got 66 and 7, with gemma4 in both sets): the block names the search, each forward
     # pass's first query-norm call against its first rotation, gives the short "after" list exactly and the long
     # "before" one as "over 60"
-    ((after, over),) = re.findall(
-        r" it\. In transformers 5\.24, a search of the model folders' forward passes, comparing the first call of a"
-        r" query norm of the usual names, such as `q_norm`, with the first rotation, finds (\d+) folders that normalise"
-        r" the queries after the rotation, Llama 4 and HunYuan among them, and over (\d+) that do so before it\. OLMo 2"
+    # fix pass 267 (reads r266b #5 and r266, unclear: "a query norm of the usual names" left the search, so the 7,
+    # unreproducible): the counts first, then the search in full, the names it looks for and the rotation it compares
+    # with; the names and the rotation's two strings are read from that sentence and run below
+    ((after, over, searched, rotations),) = re.findall(
+        r" it\. In transformers 5\.24, a search of the model folders' forward passes finds (\d+) folders that normalise"
+        r" the queries after the rotation, Llama 4 and HunYuan among them, and over (\d+) that do so before it\."
+        r" In each `forward` method of the `modeling_\*\.py` files, it compares the first call of"
+        r" ((?:`self\.\w+`(?:, | or )?)+)"
+        r" with the first occurrence of ((?:`[\w(]+`(?: or )?)+)\. OLMo 2"
         r" normalises each whole projection, all heads at once; Qwen3 and Gemma 3 normalise each head\.",
         attention_block,
     )
@@ -4279,7 +4304,9 @@ def test_kv_cache_and_qk_norm_rows_name_the_right_models():
     # installed transformers' model files that calls a query norm of the usual names and rotates, sorted by which
     # comes first
     order = {"before": set(), "after": set()}
-    names = ["q_norm", "query_norm", "qk_norm", "q_layernorm", "query_layernorm", "q_layer_norm"]  # "such as `q_norm`"
+    names = ["q_norm", "query_norm", "qk_norm", "q_layernorm", "query_layernorm", "q_layer_norm"]
+    assert re.findall(r"`self\.(\w+)`", searched) == names, searched  # the block names the search's list
+    assert re.findall(r"`([\w(]+)`", rotations) == ["apply_rotary", "rotary_emb("], rotations  # and the rotation's
     for path in sorted((Path(transformers.__file__).parent / "models").glob("*/modeling_*.py")):
         source = path.read_text(encoding="utf-8")
         for method in re.finditer(r"\n    def forward\(.*?(?=\n    def |\nclass |\Z)", source, flags=re.S):
@@ -4524,7 +4551,7 @@ def test_letters_block_chapter_lists():
     distance_row = row("distance | 距离")
     assert distance == f"\\lvert {offset}\\rvert"
     assert distance_row.startswith(
-        f"| distance | 距离 | how far a key lies from its query, ${distance}$, never negative |"
+        f"| distance | 距离 | how far a key lies from its query, ${distance}$, never negative;"
     )
     # read r191: the offset row uses the query and the key, so it comes right after their row; the distance row, which
     # uses the offset's letters, right after it
@@ -5858,7 +5885,8 @@ def test_chapter_10s_query_temperature_multiplies_the_logits():
     assert main.count("\\tau") == 2 and main.count(tau_sentence) == 1, main  # tau in that sentence alone
     assert main.index("so a smaller $t$ sharpens. " + tau_sentence) > 0  # right after the temperature's sentence
     # fix pass 266 (reads r265 #2 and r265b #1): the attention factor's sentence ends the opening, its conditions first
-    exceptions_pattern = r"of the weight\. (.*?) \$a\$ multiplies \$q \\cdot k\$ by its"
+    # fix pass 267 (read r266b #1): "YaRN's *attention factor* $a$ acts through its square", the conditions the row's
+    exceptions_pattern = r"of the weight\. (.*?) \$a\$ acts through its"
     ((exceptions,),) = [re.findall(exceptions_pattern, main)]
     # fix pass 241: the softmax scale, italic where first used, precedes the three (the compounding sentence)
     named = ["softmax scale", "temperature", "query temperature", "attention factor"]
@@ -6274,9 +6302,11 @@ def test_temperature_sections_opening_names_the_chapters_that_multiply():
     assert "partial rotary" not in opening, opening
     # fix pass 264 (reads r263 #3 and r263b #3): the scope is the example head's; its conditions are the block's
     # fix pass 265 (reads r264 #1 and r264b #1): the conditions on the main line, once; Llama 3.1 in the block only
-    assert opening.count("attention factor") == 1 and opening.count("QK-norm") == 1, opening
+    # fix pass 267 (read r266b #1, unclear: the conditions still stacked in the paragraph): the power alone on the
+    # main line; the conditions are the row's and the block's
+    assert opening.count("attention factor") == 1 and opening.count("QK-norm") == 0, opening
     # fix pass 266 (reads r265 #2 and r265b #1): the conditions, then the attention factor, in one sentence
-    assert "In a fully rotated head with no *QK-norm* after the rotation, YaRN's *attention factor*" in opening, opening
+    assert "YaRN's *attention factor* $a$ acts through its square." in opening, opening
     assert "Llama 3.1" not in opening and "Llama 3.1's head is fully rotated" in block(YARN_FACTORS)
     assert "A larger multiplier sharpens attention: the top-scoring key gets more of the weight." in opening
     assert "a $t$ below 1 sharpens" not in opening  # the temperature's direction is its row's alone
@@ -7253,8 +7283,9 @@ def test_critical_dimension_row_is_twice_the_fast_pairs():
 
 
 def test_content_factor_row_is_chapter_5s_largest_jump():
-    """The row "content factor", one line: "the largest change between neighbouring pairs' query–key products; one
-    factor of RoFormer's decay bound" (its last change, to the block's appended h_{d/2} = 0, is the block's), and
+    """The row "content factor", one line: "one factor of RoFormer's decay bound, the one set by the query and key
+    alone, not by the offset: the largest change between neighbouring pairs' query–key products, counting a last change
+    from the last product to zero" (fix pass 267: the idea first; the last change's why is the block's), and
     the block's "RoFormer's bound on the score is the *content factor* times $d/2$ times the *mean reach*": checked
     below on RoPE's raw
     score, with posenc's rotation, at many offsets, where the bound is tight to within a factor 40; and its formula in
@@ -7268,10 +7299,20 @@ def test_content_factor_row_is_chapter_5s_largest_jump():
     assert row("content factor") == (
         # fix pass 261 (read r261 #1: the row alone left out the last change, to the appended zero, that the block's
         # summation by parts needs; without it the bound can fail when the last product is the largest)
-        "| content factor | 内容因子 | the largest change between neighbouring pairs' query–key products, counting a"
-        " last change from the last product to zero; one factor of RoFormer's decay bound |"
+        # fix pass 267 (read r266b #3, unclear: the row opened on machinery that needs the block): the idea first,
+        # the factor the query and key set, then the largest change; checked below against chapter 5 and posenc
+        "| content factor | 内容因子 | one factor of RoFormer's decay bound, the one set by the query and key alone,"
+        " not by the offset: the largest change between neighbouring pairs' query–key products, counting a last"
+        " change from the last product to zero |"
         " {doc}`5 <../notebooks/05_decay>` |"
     )  # read r186: the last pair's drop to zero hedged the definition; it is the block's "It also counts a last change"
+    # "the one set by the query and key alone, not by the offset": chapter 5's C(q, k), over products h_i of the
+    # unrotated pairs, and "one set by the content and one by the distance"; the bound's other factor, the mean
+    # reach, is posenc's function of the width, the offsets and the base, with no query or key
+    c5_bound = chapter("05_decay")
+    assert "$C(q, k) = \\max_i |h_{i+1} - h_i|$" in c5_bound and "h_i = \\overline{q_{[i]}}\\,k_{[i]}" in c5_bound
+    assert "a product of two factors, one set by the content and one by the distance" in c5_bound
+    assert list(inspect.signature(posenc.rope_decay_bound).parameters) == ["head_dim", "distances", "base"]
     assert "h_i = \\overline{q_{[i]}}\\,k_{[i]}, \\qquad r = n - m" in chapter("05_decay")
     # the block under the Maths table, after the row, holds the formulas and the appended zero
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")

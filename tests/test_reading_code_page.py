@@ -568,10 +568,9 @@ def test_attention_factor_s_is_set_or_taken_from_the_two_lengths():
     `_compute_yarn_parameters`, so the attention factor is above 1 when the declared length exceeds the trained one
     and 1 when they are equal."""
     page = _page()
-    assert (
-        "By default, with an extension factor above 1, transformers' `yarn` and `longrope` also sharpen attention."
-        in (page)
-    )
+    # fix pass 267 (read r266b #4: the section now leads with "Some scaling rules and models also sharpen attention";
+    # the next sentence says "do so" rather than repeat it)
+    assert "By default, with an extension factor above 1, transformers' `yarn` and `longrope` do so." in (page)
     assert (
         "Where a `longrope` configuration has no `factor`, as Phi-3's 128k ones, transformers takes $s$ ="
         " `max_position_embeddings` / `original_max_position_embeddings`. `yarn` does the same only with"
@@ -851,7 +850,9 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     # what its angles are, not the later section's "bfloat16 angles"; the length rules' row says what makes them
     # differ, as the dynamic section's main line, earlier, defines a dynamic rule
     assert "bfloat16 angles" not in named and "*" not in named, named
-    assert page.index("A *dynamic* rule recomputes the divisors from each input's length $\\ell$.") < page.index(merged)
+    # fix pass 267 (read r266 #1, overstated: "from each input's length"): the length of the input so far
+    dynamic_said = "A *dynamic* rule recomputes the divisors from the length $\\ell$ of the input so far, its highest"
+    assert page.index(dynamic_said) < page.index(merged)
     # read r191: "a step" and "query scale" are said on the main line before the table uses them
     temperature_main = _section_main_line(page, "## Temperature rules")
     # fix pass 250 (reads r249 #4 and r249b #3: the term was named, not shown): what a query scale is, with
@@ -1541,11 +1542,18 @@ def test_transformers_dynamic_l_is_the_stored_length():
         # transformers takes its length, and the what-if, now saying what `dynamic` would replace; the formula, what
         # `factor` sets and the 9 at twice L_decl are the first block's (checked below and in
         # test_dynamic_table_needed_row_is_the_stretch)
-        "A *dynamic* rule recomputes the divisors from each input's length $\\ell$. Dynamic NTK leaves inputs up to a"
+        # fix pass 267 (read r266 #1, overstated: transformers' `dynamic` works from the highest position plus one,
+        # cache included, not from each input's length): "from the length of the input so far, its highest position
+        # plus one" (checked below on `dynamic_frequency_update`; the cache and the kept factor, the block's bullet, in
+        # test_takeaway_dynamic_follows_the_batch_and_keeps_its_largest_divisor)
+        "A *dynamic* rule recomputes the divisors from the length $\\ell$ of the input so far, its highest position"
+        " plus one. Dynamic NTK leaves inputs up to a"
         " set length unscaled, and beyond that length slows every pair but the fastest, more the longer the input."
         " Transformers' `dynamic` takes that length from `max_position_embeddings`, the declared length"
         " $L_{\\text{decl}}$, which can exceed the trained length. So had Llama 3.1's file named `dynamic` instead of"
-        " `llama3`, no input up to $16L$ would be scaled."
+        # fix pass 267 (reads r266 #2 and r266b #5, unclear: the reader had to recall that 131 072 is 16 L): "its
+        # declared length, 16L" (checked below: Llama 3.1's max_position_embeddings is 16 times its L)
+        " `llama3`, no input up to its declared length, $16L$, would be scaled."
     )
     assert "Dynamic NTK leaves inputs up to the trained length" not in page and "Call it $L_{" not in page
     assert stated in " ".join(page.split())
@@ -1566,8 +1574,20 @@ def test_transformers_dynamic_l_is_the_stored_length():
     assert (
         _section_main_line(page, "## Static and dynamic")
         .rstrip()
-        .endswith("So had Llama 3.1's file named `dynamic` instead of `llama3`, no input up to $16L$ would be scaled.")
+        .endswith(
+            "So had Llama 3.1's file named `dynamic` instead of `llama3`, no input up to its declared length, $16L$,"
+            " would be scaled."
+        )
     )
+    # fix pass 267 (read r266 #1): "the length of the input so far, its highest position plus one", as transformers'
+    # `dynamic_frequency_update` reads it
+    from transformers import modeling_rope_utils
+
+    update = inspect.getsource(modeling_rope_utils.dynamic_rope_update).split("def dynamic_frequency_update(")[1]
+    assert "seq_len = torch.max(position_ids) + 1" in update.split("@wraps")[0]
+    # fix pass 267 (reads r266 #2 and r266b #5): "its declared length, 16L": Llama 3.1's file declares 16 times its L
+    llama31 = MODEL_ROPE_CONFIGS["llama-3.1-8b"]
+    assert llama31["max_position_embeddings"] == 16 * llama31["rope_scaling"]["original_max_position_embeddings"]
     # fix pass 264 (read r263b #5, redundant: the what-if came three times, here, in a "hypothetical case" bullet and
     # in the bullet on dropping `llama3`): the main line keeps it and the block says it once, with what it drops
     details = _collapsed("Details: the stretch, dynamic NTK's base, LongRoPE, transformers and other code")
@@ -1837,14 +1857,24 @@ def test_dynamic_table_needed_row_is_the_stretch():
     lesson = (
         "A *static* rule gives each pair one divisor for its frequency, used at every input length. Llama 3.1's"
         " `llama3` is static: even a short input has its slowest pair's frequency divided by $s$. A *dynamic* rule"
-        " recomputes the divisors from each input's length $\\ell$."
+        # fix pass 267 (read r266 #1, overstated): the length of the input so far, its highest position plus one
+        " recomputes the divisors from the length $\\ell$ of the input so far, its highest position plus one."
     )
     assert main.startswith("## Static and dynamic scaling rules " + lesson), main[:200]
     needs = (
         "The table's last row is what the slowest pair needs: no division up to the trained length $L$, and beyond it"
-        " about the divisor at which $\\ell$ positions turn it as far as $L$ positions did in training. The last"
-        " column takes a file that declares the trained length, so that $L_{\\text{decl}} = L$."
+        " about the divisor at which $\\ell$ positions turn it as far as $L$ positions did in training."
     )
+    # fix pass 267 (reads r266 #2 and r266b #5, unclear: the main line ends on Llama 3.1's L_decl = 16L, the table
+    # takes L_decl = L): the block says so in its second sentence, before the table (Llama 3.1's declared length is
+    # not its trained one, checked below)
+    declares = (
+        "A rule's *effective factor* for an input is the number by which it divides its slowest pair's frequency. The"
+        " table below takes a file that declares the trained length, so that $L_{\\text{decl}} = L$, unlike Llama"
+        " 3.1's file."
+    )
+    llama31 = MODEL_ROPE_CONFIGS["llama-3.1-8b"]
+    assert llama31["max_position_embeddings"] != llama31["rope_scaling"]["original_max_position_embeddings"]
     verdict = (
         "At $\\ell = 2L$ and the table's $s = 8$, both rules divide the slowest pair's frequency by more than it needs."
     )
@@ -1861,6 +1891,9 @@ def test_dynamic_table_needed_row_is_the_stretch():
         " $L_{\\text{decl}} = L$, it divides by about what the slowest pair needs."
     )
     assert needs in factors and factors.index(needs) < factors.index("| rule |"), factors
+    assert factors.index("</summary> " + declares) < factors.index("A static rule's effective factor"), factors[:300]
+    assert "The last column takes a file" not in page  # said once, before the table
+    assert "$L_{\\text{decl}} = L$ |" in table  # the table's last column: a file that declares L
     # read r191: the learner who expects the dynamic rule to divide less sees it divide more at 2L; the block says so
     # right under the verdict, and what dynamic NTK gains instead (checked in
     # test_dynamic_main_line_shows_the_fixed_divisor_at_short_inputs_and_the_dynamic_formula)
@@ -2101,7 +2134,8 @@ def test_reading_code_page_numbers():
     # input length, short inputs too. A dynamic rule recomputes the divisors from each input's length"), then
     # the same factor at every length, then the band condition (read r178)
     assert "A *static* rule gives each pair one divisor for its frequency, used at every input length." in flat
-    assert "A *dynamic* rule recomputes the divisors from each input's length $\\ell$." in flat
+    # fix pass 267 (read r266 #1, overstated): the length of the input so far, its highest position plus one
+    assert "A *dynamic* rule recomputes the divisors from the length $\\ell$ of the input so far, its highest" in flat
     assert (
         "A static rule's effective factor is the same at every length: the configured $s$ whenever the slowest pair"
         # fix pass 265 (reads r264 #2 and r264b #1): dynamic NTK's length is L_decl throughout the section
@@ -2734,7 +2768,11 @@ def test_float32_angles_are_fine_up_to_16l():
     lesson = (
         # fix pass 259 (read r259 #4: the main line never said pi is the worst an angle can be)
         "Rounding in bfloat16 can put a score's angle, the key's angle minus the query's, half a turn off, as wrong as"
-        " an angle can be; float32"
+        " an angle can be;"
+        # fix pass 267 (read r266b #2, unclear: for a key one back, model.to's worst error is below float32's, both
+        # under a hundredth of a radian): "for distant keys" (both checked in
+        # test_bfloat16_figure_draws_the_three_paths)
+        " for distant keys, float32"
         # fix pass 231 (read r230 #1: "small" had no limit; float32's error keeps growing past 16L, below)
         " keeps the error far smaller."
     )
@@ -3009,8 +3047,9 @@ def test_reading_code_dynamic_on_llama31_file_and_llama4_tau():
     # fix pass 264 (read r263b #5: the what-if came three times): the main line says it once
     # fix pass 266 (read r265b #3: the what-if now says which rule `dynamic` would replace)
     assert (
-        "So had Llama 3.1's file named `dynamic` instead of `llama3`, no input up to $16L$ would be scaled."
-        in " ".join(page.split())
+        # fix pass 267 (reads r266 #2 and r266b #5): "its declared length, 16L"
+        "So had Llama 3.1's file named `dynamic` instead of `llama3`, no input up to its declared length, $16L$, would"
+        " be scaled." in " ".join(page.split())
     )
     # Llama 4's attention builds tau's positions from the cache length plus the token index, never from position_ids
     source = inspect.getsource(modeling_llama4.Llama4TextAttention.forward)
@@ -3544,7 +3583,10 @@ def test_bfloat16_section_tells_the_two_errors_apart():
     lead = (
         # fix pass 260 (read r260 #3: against what the error is measured was the block's alone)
         "Where rounding enters decides what the error grows with. The figure measures three paths in Llama 3.1's head,"
-        " each against the exact angles:"
+        # fix pass 267 (read r266 #5, unclear: the curves' flat top at pi read as a cap of the method): the error is
+        # taken around the circle (checked in test_bfloat16_figure_draws_the_three_paths)
+        " each against the exact angles. It takes each error the shorter way round the circle, so no error exceeds"
+        " half a turn:"
     )
     paths = [
         # fix pass 266 (read r265 #4, unclear: five thresholds on the main line for a one-sentence lesson): one number
@@ -4943,6 +4985,37 @@ def test_query_scale_and_softmax_scale_multiply_the_logits():
     torch.testing.assert_close((q * scale) @ k.transpose(2, 3), scale * (q @ k.transpose(2, 3)))
 
 
+def test_temperature_section_leads_with_its_lesson():
+    """Temperature rules (fix pass 267, reads r266b #4 and r266 #6, unclear: three mechanisms and three models, and the
+    section's lesson never said in one sentence): "Some scaling rules and models also sharpen attention: look for a
+    number that multiplies the logits, wherever the code applies it." Each place the section names multiplies the
+    logits: `yarn`'s attention factor m on cos and sin gives m^2 on a logit (checked here on transformers 5.24's
+    `yarn` with s = 8 and its own rotation, m above 1, so sharper), the query scale and the softmax scale
+    (test_query_scale_and_softmax_scale_multiply_the_logits)."""
+    main = " ".join(_section_main_line(_page(), "## Temperature rules").split())
+    lesson = (
+        "## Temperature rules Some scaling rules and models also sharpen attention: look for a number that multiplies"
+        " the logits, wherever the code applies it. By default,"
+    )
+    assert main.startswith(lesson), main[:300]
+    pytest.importorskip("transformers", minversion="5.24")  # the book's version
+    from transformers import LlamaConfig
+    from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding, apply_rotary_pos_emb
+
+    scaling = {"rope_type": "yarn", "factor": 8.0, "original_max_position_embeddings": 64}
+    config = LlamaConfig(hidden_size=64, num_attention_heads=2, max_position_embeddings=512, rope_scaling=scaling)
+    rotary = LlamaRotaryEmbedding(config)
+    m = rotary.attention_scaling
+    assert math.isclose(m, 0.1 * math.log(8) + 1, rel_tol=1e-12) and m > 1  # sharper: the logits grow
+    torch.manual_seed(0)
+    q, k = torch.randn(1, 1, 5, 32, dtype=torch.float64), torch.randn(1, 1, 5, 32, dtype=torch.float64)
+    cos, sin = rotary(q, torch.tensor([[0, 3, 70, 200, 511]]))
+    q_rot, k_rot = apply_rotary_pos_emb(q, k, cos.double(), sin.double())
+    plain_q, plain_k = apply_rotary_pos_emb(q, k, cos.double() / m, sin.double() / m)
+    logits, plain = q_rot @ k_rot.transpose(2, 3), plain_q @ plain_k.transpose(2, 3)
+    torch.testing.assert_close(logits, m**2 * plain)  # one number, m^2, multiplies every logit
+
+
 def test_worked_configuration_leads_with_its_lesson():
     """Read r191: the worked configuration's lesson leads, in one short paragraph, before the terms it uses are
     defined in the next: "Llama 3.1's scaling rule, `llama3`, keeps the RoPE pairs that turn often and slows the
@@ -6018,19 +6091,23 @@ def test_default_frequencies_come_from_the_rotary_class():
 
 def test_cos_sin_rounding_to_the_activations_dtype_does_not_grow():
     """bfloat16 frequencies, the list's last item (fix pass 249, read r248 #5: the list left out the rounding every
-    bfloat16 model has): "On every path, transformers then rounds cos and sin to the activations' dtype. In bfloat16,
-    each entry moves by at most 1/256 of its size, at any position, so this error does not grow." Checked: Llama's
-    rotary forward casts cos and sin to x's dtype after the attention factor; over Llama 3.1's head up to 16L, with
-    the attention factor 1 and m(8), bfloat16 moves each nonzero entry by at most 2^-8 of its size, and the worst
-    relative move over the last 1 024 positions is no larger than over the first 1 024 (the bound is bfloat16's
-    unit roundoff, 2^-8, whatever the value)."""
+    bfloat16 model has): "On every path, cos and sin are then rounded to the activations' dtype. In bfloat16, each
+    entry moves by at most the same small fraction of its size at any position, so this error does not grow." Checked:
+    Llama's rotary forward casts cos and sin to x's dtype after the attention factor; your own code's bfloat16 angles
+    give bfloat16 cos and sin, each rounded once; over Llama 3.1's head up to 16L, with the attention factor 1 and
+    m(8), bfloat16 moves each nonzero entry by at most 2^-8 of its size, and the worst relative move over the last
+    1 024 positions is no larger than over the first 1 024 (the bound is bfloat16's unit roundoff, 2^-8, whatever the
+    value)."""
     main = _section_main_line(_page(), "## bfloat16 frequencies")
     said = (
         # pass 258: a paragraph under the figure's three bullets, no longer a fourth bullet
         # fix pass 266 (read r265 #4: one number a path on the main line): the bound in words, "the same small
         # fraction of its size at any position"; the 1/256 is the first block's last sentence (both checked below)
-        "On every path, transformers then rounds cos and sin to the activations' dtype. In bfloat16, each entry"
-        " moves by at most the same small fraction of its size at any position, so this error does not grow."
+        # fix pass 267 (reads r266 #3 and r266b #1, unclear: "transformers" on a path, your own code's, that is not
+        # transformers'): "cos and sin are then rounded" (your own code's bfloat16 angles give bfloat16 cos and sin,
+        # each the float value rounded once: checked below)
+        "On every path, cos and sin are then rounded to the activations' dtype. In bfloat16, each entry moves by at"
+        " most the same small fraction of its size at any position, so this error does not grow."
     )
     assert said in main and "- " + said not in main and "1/256" not in main, main
     assert (
@@ -6055,6 +6132,14 @@ def test_cos_sin_rounding_to_the_activations_dtype_does_not_grow():
             moved = (table.bfloat16().float() - table).abs()[nonzero] / table.abs()[nonzero]
             moves.append(float(moved.max()))
         assert max(moves) <= 2.0**-8 and moves[1] <= moves[0] * (1 + 1e-6) + 2.0**-9, (m, moves)
+    # fix pass 267 (reads r266 #3 and r266b #1): "on every path", your own code's too: angles formed in bfloat16, as the
+    # figure's script forms them, give cos and sin in bfloat16, the bfloat16 model's activations' dtype, each the
+    # float cos or sin of the bfloat16 angle rounded once to bfloat16
+    p = torch.arange(0, 16 * L, dtype=torch.float64)
+    angles = p.bfloat16()[:, None] * (inv.float().bfloat16())[None]  # positions, frequencies and angles in bfloat16
+    assert angles.dtype == angles.cos().dtype == angles.sin().dtype == torch.bfloat16
+    assert torch.equal(angles.cos(), angles.float().cos().bfloat16())
+    assert torch.equal(angles.sin(), angles.float().sin().bfloat16())
 
 
 def test_meta_checkpoints_need_the_permutation_into_the_half_layout():
@@ -6204,7 +6289,9 @@ def test_bfloat16_figure_draws_the_three_paths():
     page = _page()
     alt = (
         '<img src="figures/reading_code_bf16_error.svg" width="720" alt="Two panels of the largest error of a score\'s'
-        " angle so far, in radians from 0 to half a turn, against the query's position on a log scale up to 131 072."
+        # fix pass 267 (read r266 #5): the error is measured the shorter way round the circle (checked below)
+        " angle so far, in radians from 0 to half a turn, measured the shorter way round the circle, against the"
+        " query's position on a log scale up to 131 072."
     )
     assert alt in page and fig.LAST == 131072 == 16 * 8192
     pytest.importorskip("transformers", minversion="5.24")  # the book's version
@@ -6241,6 +6328,28 @@ def test_bfloat16_figure_draws_the_three_paths():
     assert float(f32["one_back"].max()) < 0.01 and float(f32["from_zero"].max()) < 0.01
     # the half-turn line: each error is wrapped, so no curve passes pi
     assert all(float(c.max()) <= math.pi for path in curves.values() for c in path.values())
+    # fix pass 267 (read r266 #5): "It takes each error the shorter way round the circle, so no error exceeds half a
+    # turn", and the alt text's "measured the shorter way round the circle": the script's curve for the key at 0 after
+    # `model.to` is the running largest of min(e mod 2 pi, 2 pi - e mod 2 pi) over the 64 pairs, recomputed here, and
+    # it reaches pi itself, so the curves' flat top is the half turn, not a cap of the plot
+    positions = torch.arange(0, fig.LAST, dtype=torch.float64)
+    err = (positions.float()[:, None] * theta32.bfloat16().float()[None]).double() - positions[:, None] * exact[None]
+    around = torch.remainder(err, 2 * math.pi)
+    shorter = torch.minimum(around, 2 * math.pi - around).amax(1)
+    torch.testing.assert_close(torch.cummax(shorter, 0).values, model_to["from_zero"], rtol=0, atol=1e-12)
+    assert math.pi - float(model_to["from_zero"].max()) < 1e-4
+    said = "It takes each error the shorter way round the circle, so no error exceeds half a turn:"
+    assert said in _section_main_line(page, "## bfloat16 frequencies")
+    # fix pass 267 (read r266b #2, unclear): "for distant keys, float32 keeps the error far smaller": for a key one
+    # back, both of the figure's frequency paths stay under a hundredth of a radian and float32's is the larger, so the
+    # main line says "for distant keys"; from 1 024 back (the key at 0), model.to's error is over a hundred times
+    # float32's largest, over every query and key up to 16L (that bound: test_float32_angles_are_fine_up_to_16l)
+    assert float(model_to["one_back"].max()) < float(f32["one_back"].max()) < 0.01
+    assert float(model_to["from_zero"][1024:].min()) > 100 * max(float(c.max()) for c in f32.values())
+    assert float(bf16["from_zero"][1024:].min()) > 100 * max(float(c.max()) for c in f32.values())
+    assert "; for distant keys, float32 keeps the error far smaller." in _section_main_line(
+        page, "## bfloat16 frequencies"
+    )
 
 
 def test_yarn_factor_that_differs_from_the_declared_ratio_warns():

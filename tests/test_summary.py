@@ -4116,8 +4116,13 @@ def _yarn_defaults_caution() -> None:
     # whole though it turns about 10 times, then 2/3, 1/3), and pair 0 whole in posenc's _yarn over a sweep (chapter 7)
     assert (
         "pairs that turn more than `beta_fast` times are kept, and those that turn fewer than `beta_slow` times are"
-        " divided by $s$. Transformers' code always keeps pair 0 and can depart from this rule: see the block"
-        ' "In models and code" at the end of this section |'
+        " divided by $s$ |"
+    ) in glossary
+    # fix pass 267 (glossary reads r266 #6 and r266b #3, unclear: a code caveat in the row's definition): the sentence
+    # on pair 0 moved to the block "In models and code", its betas bullet
+    assert (
+        "- YaRN's *betas* are 32 and 1 by default, 2 and 1 in chapter 8's main runs. Transformers' code always keeps"
+        " pair 0 and can depart from the rule in the *betas* row, as the next bullet shows."
     ) in glossary
     assert "so pair 0, the fastest, is kept however few times it turns" in glossary  # transformers' clamp, its block
     assert "- YaRN's *betas* are 32 and 1 by default, 2 and 1 in chapter 8's main runs." in glossary
@@ -8978,10 +8983,7 @@ def test_glossary_worked_examples():
     # longrope's sqrt(1 + ln s / ln L) at s = 1), above 1 beyond
     _, m1 = posenc.rope_scaled_inv_freq(d, base, rope_type="yarn", factor=1.0, original_max_position_embeddings=L)
     assert m1 == 1.0 and math.sqrt(1 + math.log(1.0) / math.log(L)) == 1.0
-    assert (
-        "By default, with an extension factor above 1, transformers' `yarn` and `longrope` also sharpen attention"
-        in (page)
-    )
+    assert "By default, with an extension factor above 1, transformers' `yarn` and `longrope` do so" in (page)
     # the worked configuration: its JSON block is Llama 3.1 8B's fields as posenc/book/models.py copies them
     block = json.loads("{" + re.search(r"```json\n(.*?)\n```", raw, re.S).group(1) + "}")
     llama = MODEL_ROPE_CONFIGS["llama-3.1-8b"]
