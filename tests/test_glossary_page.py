@@ -112,7 +112,9 @@ FASTEST_PAIR_LINES = (
     # boundary the block "Turns in L and the fast pairs' distances" explains): back in that block alone
     # fix pass 266 (read r265b #2, unclear: "fast" and "kept" differ, said only in a block): one sentence, no digits;
     # the block's Llama 3.1 example stays there (test_main_line_says_rules_that_keep_the_fastest_pairs_slow_others)
-    " They can still slow the slower fast pairs, so not every fast pair is *kept*."
+    # fix pass 268 (read r267 #2, unclear: "the slower fast pairs" read as a contradiction): the fast pairs that turn
+    # fewest times
+    " They can still slow the fast pairs that turn fewest times, so not every fast pair is *kept*."
 )
 #: the block "Turns in L and the fast pairs' distances", its sentence with both counts as inequalities (read r192: two
 #: near-identical criteria, $(L - 1)\theta_i$ and $L\theta_i$ against a turn, met the learner in three rows; read r197:
@@ -156,10 +158,9 @@ PI_FASTEST_ROW = (
 #: table gives, ended the row too; read r191 to r192 had put it there; the block, :data:`DISTANCE_BLOCK`, names the
 #: chapters that use the word for the signed offset, and their letters)
 DISTANCE_ROW = (
-    # fix pass 267 (read r266 #2, unclear: a learner trusting the row misread chapter 5's signed r as unsigned): one
-    # short clause naming the two chapters, the same as the block's; their letters stay the block's
-    r"^\| distance \| 距离 \| how far a key lies from its query, \$\\lvert n - m\\rvert\$, never (negative); chapters"
-    r" (\d+) and (\d+) also use the word for the signed \*offset\* \| \{doc\}"
+    # fix pass 268 (read r267b #1, unclear: "never negative" and, in the same cell, the chapters' signed use read as a
+    # row contradicting itself): the definition alone again; the block and the Letters table keep the exception
+    r"^\| distance \| 距离 \| how far a key lies from its query, \$\\lvert n - m\\rvert\$, never (negative) \| \{doc\}"
 )
 #: the block under the Core table, "Offset and distance in other chapters" (read r192: its old "Chapter 3 uses
 #: *distance* for the offset's size too" read as contradicting the row until the Letters table): the row's signed use in
@@ -191,7 +192,11 @@ SCALES_OPENING = (
     # not "Only a temperature divides", as the softmax scale divides by sqrt(d) too
     # fix pass 266 (reads r265 #2 and r265b #1, unclear: the column was named twice before the table): the column by
     # its place in the rule's sentence below, not here
-    r"Each row below is one multiplier of \$q \\cdot k\$ before the softmax\. A"
+    # fix pass 268 (read r267 #1, overstated: with a bias added to the logit, as ALiBi's or T5's, or a soft-cap after
+    # the scale, as Gemma 2's, a larger multiplier can flatten attention): the rule narrowed to a logit that is q . k
+    # times the multipliers alone (checked in test_a_larger_multiplier_sharpens_only_a_logit_of_multipliers_alone)
+    r"Each row below is one multiplier of \$q \\cdot k\$ before the softmax\. Where the logit is \$q \\cdot k\$"
+    r" times these multipliers alone, a"
     r" (larger|smaller) multiplier"
     r" (sharpens|flattens) attention: the top-scoring (key gets|keys get) (more|less) of the weight\."
     # fix pass 235 (read r234 #2: the column set the base scale beside factors on top of it, with nothing saying
@@ -855,7 +860,8 @@ def test_a_larger_multiplier_never_flattens_attention():
         letters("temperature"),
     )
     tau_verb = {"multiplier": "multiply", "divisor": "divide"}[tau_verb]
-    # "A larger multiplier sharpens attention: the top-scoring key gets more of the weight": the softmax weight of a
+    # "a larger multiplier sharpens attention: the top-scoring key gets more of the weight" (fix pass 268: for a logit
+    # that is q . k times the multipliers alone, as here): the softmax weight of a
     # key with the largest logit, over random logits with ties (integer quarters) and without (Gaussian), at
     # multipliers from 0.1 up, below 1 as well as above (a softmax scale 1/sqrt(d) is below 1): it grows, strictly
     # unless every logit is the same
@@ -1062,6 +1068,86 @@ def test_a_larger_multiplier_never_flattens_attention():
 
 
 # ---- the worked example's last sentences and the primer of "Longer inputs" -------------------------------------
+
+
+def test_a_larger_multiplier_sharpens_only_a_logit_of_multipliers_alone():
+    """The opening's rule, :data:`SCALES_OPENING`: "Where the logit is $q \\cdot k$ times these multipliers alone, a
+    larger multiplier sharpens attention: the top-scoring key gets more of the weight." (fix pass 268, read r267 #1,
+    overstated: without the scope, the rule fails once a bias is added to the logit or a soft-cap follows the scale).
+    The reader's two counterexamples, through transformers' own attention functions, show the unscoped rule fails:
+    T5's adds its *relative bias* after the scale, and with $q \\cdot k$ of 0 and 1 and a bias of 0 and -2, doubling
+    the multiplier flattens attention to 0.5 and 0.5; Gemma 2's soft-caps after the scale, and with a cap of 1 and
+    $q \\cdot k$ of 3 and 1, or with its default cap and $q \\cdot k$ of 150 and 100, doubling the multiplier takes
+    weight from the top-scoring key. The scoped rule holds: for random rows of $q \\cdot k$, Llama's attention with no
+    mask is the softmax of $q \\cdot k$ times its scale alone, and as that multiplier grows, over products of the
+    table's multipliers below and above 1, the top key's weight rises and the entropy never does."""
+    from transformers.models.gemma2 import modeling_gemma2
+    from transformers.models.llama import modeling_llama
+    from transformers.models.t5 import modeling_t5
+
+    flat = " ".join(page().split())
+    ((larger, direction, which, top, *_),) = re.findall(SCALES_OPENING, flat)
+    assert (larger, direction, which, top) == ("larger", "sharpens", "key gets", "more")
+    assert (
+        "before the softmax. Where the logit is $q \\cdot k$ times these multipliers alone, a larger multiplier"
+        " sharpens attention: the top-scoring key gets more of the weight." in flat
+    )
+    module = type("M", (), {"training": False, "num_key_value_groups": 1})()
+
+    def one_key_dim(scores: list[float]) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """A query and keys of width 1 whose q . k are ``scores``: q = 1, k = the scores."""
+        q = torch.ones(1, 1, 1, 1, dtype=torch.float64)
+        k = torch.tensor(scores, dtype=torch.float64).reshape(1, 1, -1, 1)
+        return q, k, torch.zeros_like(k)
+
+    # a relative bias added after the scale (T5's code): q . k of 0 and 1, bias 0 and -2; multipliers 1 and 2
+    q, k, v = one_key_dim([0.0, 1.0])
+    bias = torch.tensor([0.0, -2.0], dtype=torch.float64).reshape(1, 1, 1, 2)
+    source = inspect.getsource(modeling_t5.eager_attention_forward)
+    assert source.index("* scaling") < source.index("attn_weights + position_bias")  # the bias is not scaled
+    weights = [
+        modeling_t5.eager_attention_forward(module, q, k, v, None, scaling=c, position_bias=bias)[1][0, 0, 0]
+        for c in (1.0, 2.0)
+    ]
+    # logits 0 and -1 at the multiplier 1, so the first key's weight is 1 / (1 + e^-1); 0 and 0 once it is doubled
+    assert abs(float(weights[0][0]) - 1 / (1 + math.exp(-1))) < 1e-6, weights[0]
+    assert torch.allclose(weights[1], torch.full((2,), 0.5, dtype=torch.float64)), weights[1]
+    assert float(attention_entropy(weights[1].log())) > float(attention_entropy(weights[0].log())) + 1e-6  # flatter
+    # a soft-cap after the scale (Gemma 2's code): cap 1 with q . k of 3 and 1, and its default cap with 150 and 100
+    source = inspect.getsource(modeling_gemma2.eager_attention_forward)
+    assert source.index("* scaling") < source.index("torch.tanh(attn_weights)")  # the cap comes after the scale
+    default_cap = transformers.Gemma2Config().attn_logit_softcapping
+    assert default_cap == 50.0, default_cap
+    for cap, scores in ((1.0, [3.0, 1.0]), (default_cap, [150.0, 100.0])):
+        q, k, v = one_key_dim(scores)
+        top = [
+            float(modeling_gemma2.eager_attention_forward(module, q, k, v, None, scaling=c, softcap=cap)[1][0, 0, 0, 0])
+            for c in (1.0, 2.0)
+        ]
+        assert top[1] < top[0] - 1e-6, (cap, top)  # the top-scoring key loses weight as the multiplier doubles
+    # the scoped rule: Llama's attention, no mask, is softmax(scaling * q . k); swept over random rows of q . k and
+    # multipliers from 1/sqrt(128) times a temperature's 1/t of 0.5 up to 1/sqrt(16) times a squared factor of 1.46
+    # times a tau of 1.5
+    gen = torch.Generator().manual_seed(268)
+    for d in (16, 64, 128):
+        q = torch.randn(1, 1, 8, d, generator=gen, dtype=torch.float64)
+        k = torch.randn(1, 1, 24, d, generator=gen, dtype=torch.float64)
+        v = torch.zeros_like(k)
+        scores = (q @ k.transpose(-1, -2))[0, 0]
+        multipliers = torch.tensor(
+            sorted(
+                {a / math.sqrt(width) * b for a in (0.5, 1.0, 1.46) for b in (1.0, 1.5, 2.0) for width in (16, 128)}
+            ),
+            dtype=torch.float64,
+        )
+        weights = torch.softmax(multipliers[:, None, None] * scores, -1)  # [multiplier, query, key]
+        for c in (float(multipliers[0]), float(multipliers[-1])):
+            _, llama = modeling_llama.eager_attention_forward(module, q, k, v, None, scaling=c)
+            assert torch.allclose(llama[0, 0], torch.softmax(c * scores, -1), atol=1e-6), c
+        top = weights.gather(-1, scores.argmax(-1)[None, :, None].expand(len(multipliers), -1, 1))[..., 0]
+        assert bool((top.diff(dim=0) > 0).all()), d  # the top key's weight rises with the multiplier
+        entropy = attention_entropy(multipliers[:, None, None] * scores)
+        assert bool((entropy.diff(dim=0) <= 1e-12).all()), d  # and attention never flattens
 
 
 def test_over_dividing_the_slowest_pair_and_pis_fast_pairs():
@@ -1386,14 +1472,14 @@ def test_distance_and_offset_rows_name_the_chapters_that_use_them():
     upper = torch.triu_indices(5, 5, 1)
     assert torch.allclose(torch.cdist(x, x), euclid) and torch.allclose(torch.pdist(x), euclid[upper[0], upper[1]])
     assert int(vectors) == 2
-    # the row is the definition, ending at "never negative" (read r199: its caveat on chapters 3 and 5 repeated
-    # the block's); fix pass 267 (read r266 #2): then one short clause naming those two chapters, no letters; the block
-    # right under the table names the chapters whose "distance" is signed, the same two as the Letters table's signed
-    # forms, gives their letters and links Letters
+    # the row is the definition alone, ending at "never negative" (read r199: its caveat on chapters 3 and 5 repeated
+    # the block's); the block right under the table names the chapters whose "distance" is signed, the same two as the
+    # Letters table's signed forms, gives their letters and links Letters
+    # fix pass 268 (read r267b #1, unclear: the row's clause on chapters 3 and 5 contradicted its "never negative"):
+    # the clause removed again
     assert "also use *distance* for the signed" not in page()
     distance_row = row("distance | 距离")
-    ((never, row_first, row_second),) = re.findall(DISTANCE_ROW, distance_row)
-    assert never == "negative", distance_row
+    assert re.findall(DISTANCE_ROW, distance_row) == ["negative"], distance_row
     raw_core = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     core_end = raw_core.index("<details><summary>Offset and distance in other chapters</summary>")
     assert raw_core[:core_end].rstrip().endswith("|"), "the block follows the Core table with no sentence between"
@@ -1403,8 +1489,7 @@ def test_distance_and_offset_rows_name_the_chapters_that_use_them():
         DISTANCE_BLOCK, " ".join(block("Offset and distance in other chapters").split())
     )
     assert re.fullmatch(DISTANCE_BLOCK, " ".join(block("Offset and distance in other chapters").split()))
-    # fix pass 267 (read r266 #2): the row's one clause names the block's two chapters, and no letter
-    assert [row_first, row_second] == [b_first, b_second] and "this page" not in distance_row, distance_row
+    assert "signed" not in distance_row and "chapters" not in distance_row and "this page" not in distance_row
     assert "also use the word *distance* for the signed offset:" in block("Offset and distance in other chapters")
     assert [b_three, b_five] == [b_first, b_second]
     # each chapter's letter for the signed distance, in the order the block names the chapters
@@ -1657,7 +1742,7 @@ def test_offset_is_key_minus_query_and_negative_for_an_earlier_key():
         row("offset"),
     )
     naming = " ".join(block("Offset and distance in other chapters").split())
-    assert [found[0] for found in re.findall(DISTANCE_ROW, row("distance | 距离"))] == ["negative"]
+    assert re.findall(DISTANCE_ROW, row("distance | 距离")) == ["negative"]
     ((other, other_5, _, _, five, letter, size, no_offset),) = re.findall(DISTANCE_BLOCK, naming)
     # "chapter 5 writes it $r$" and "Chapter 5 never says offset": its r is this signed number, and the word is absent
     assert int(five) == int(other_5) == int(no_offset) == 5
@@ -3835,11 +3920,13 @@ def test_worked_example_every_pair_llama3_ramps_is_fast():
 
 def test_main_line_says_rules_that_keep_the_fastest_pairs_slow_others():
     """The main line, :data:`FASTEST_PAIR_LINES`: "Some rules leave the fastest ones unchanged. They can still slow the
-    slower fast pairs, so not every fast pair is *kept*." (fix pass 266, read r265b #2, unclear: that fast and kept
-    differ was said only in a block). In Llama 3.1's head (posenc's copy of its config), transformers' `llama3`, with
+    fast pairs that turn fewest times, so not every fast pair is *kept*." (fix pass 266, read r265b #2, unclear: that
+    fast and kept differ was said only in a block; fix pass 268, read r267 #2: "the slower fast pairs" read as a
+    contradiction). In Llama 3.1's head (posenc's copy of its config), transformers' `llama3`, with
     Llama 3.1's bounds, and `yarn`, with its default betas, each keep pair 0, the fastest, and divide by more than 1
     some pair that the fast pair row's inequality calls fast; each such pair turns slower than every pair the rule
-    keeps. The *kept* row: "a pair whose frequency a RoPE scaling leaves unchanged"."""
+    keeps, and the fast pairs each rule slows are exactly the fast pairs with the fewest turns in $L - 1$ positions.
+    The *kept* row: "a pair whose frequency a RoPE scaling leaves unchanged"."""
     assert FASTEST_PAIR_LINES in page()
     assert row("kept (pair)").startswith(
         "| kept (pair) | 保留 | a pair whose frequency a RoPE scaling leaves unchanged |"
@@ -3859,7 +3946,15 @@ def test_main_line_says_rules_that_keep_the_fastest_pairs_slow_others():
         kept = (divisor - 1).abs() < 1e-5  # float32 frequencies
         slowed_fast = fast & (divisor > 1 + 1e-5)
         assert bool(kept[0]) and bool(slowed_fast.any()), name  # keeps the fastest, slows some fast pair
-        assert float(theta[slowed_fast].max()) < float(theta[kept].min()), name  # "the slower fast pairs"
+        assert float(theta[slowed_fast].max()) < float(theta[kept].min()), name
+        # fix pass 268 (read r267 #2): "the fast pairs that turn fewest times": no fast pair is sped up, and the slowed
+        # ones are the last of the fast pairs ranked by their turns over L - 1 positions, most turns first
+        assert bool((divisor > 1 - 1e-5).all()), name
+        turns = (L - 1) * theta / (2 * math.pi)
+        by_turns = sorted((i for i in range(len(theta)) if bool(fast[i])), key=lambda i: -float(turns[i]))
+        n_slowed = int(slowed_fast.sum())
+        assert {i for i in range(len(theta)) if bool(slowed_fast[i])} == set(by_turns[-n_slowed:]), name
+        assert 0 < n_slowed < len(by_turns), (name, n_slowed)  # some fast pairs slowed, some kept
 
 
 def test_extension_factor_row_pi_divides_by_s_and_the_others_by_at_most_s():
@@ -4539,8 +4634,8 @@ def test_letters_block_chapter_lists():
     core = re.sub(r"\s+", " ", raw[raw.index("## Core terms") : raw.index("| English |", raw.index("## Core terms"))])
     offset, distance = "n - m", "\\lvert n - m\\rvert"  # the two rows' letters; no sentence above the table
     assert "The *offset*" not in core, core
-    # the chapters that use "distance" for the signed offset are named in the distance row and the Letters table, not
-    # in Core terms' opening
+    # the chapters that use "distance" for the signed offset are named in the block under the Core table and the
+    # Letters table, not in Core terms' opening (fix pass 268, read r267b #1: no longer in the distance row)
     assert "use *distance* for the signed offset" not in core and "chapters 3 and 5" not in core, core
     signed = letters("distance").split(" | ")[2].split("; unsigned")[0]  # the signed forms, chapter by chapter
     forms = re.findall(r"\$(?:j - i|r = n - m|\\Delta = n - m)\$ in chapter \d+", signed)
@@ -4551,7 +4646,7 @@ def test_letters_block_chapter_lists():
     distance_row = row("distance | 距离")
     assert distance == f"\\lvert {offset}\\rvert"
     assert distance_row.startswith(
-        f"| distance | 距离 | how far a key lies from its query, ${distance}$, never negative;"
+        f"| distance | 距离 | how far a key lies from its query, ${distance}$, never negative |"
     )
     # read r191: the offset row uses the query and the key, so it comes right after their row; the distance row, which
     # uses the offset's letters, right after it
@@ -4634,7 +4729,8 @@ def test_temperature_section_opens_with_its_multiplier_table():
     section = raw[raw.index("### Temperature and query scales") : raw.index("## Attention, kernels and models")]
     header = "| English | 中文 | meaning | multiplier of $q \\cdot k$ | chapter |"
     flat = " ".join(section.split())
-    assert flat.index("A larger multiplier sharpens attention:") < flat.index(header)
+    # fix pass 268 (read r267 #1): the rule's sentence opens on its scope, "Where the logit is [...] alone, a larger"
+    assert flat.index("alone, a larger multiplier sharpens attention:") < flat.index(header)
     # read r199: "Each scale in this table multiplies $q \cdot k$ before the softmax. [...] A *temperature* $t$
     # multiplies $q \cdot k$ by $1/t$": the opening's object is the fourth column's, $q \cdot k$; the temperature's
     # number is its cell's reciprocal; read r200: the sentence naming the fourth column left the main line, whose
@@ -4686,8 +4782,11 @@ def test_temperature_section_opens_with_its_multiplier_table():
     # example at s = 8 in the block :data:`YARN_FACTORS`
     assert opening.count(". ") + opening.endswith(".") == 7, opening
     assert opening.startswith(
-        "### Temperature and query scales Each row below is one multiplier of $q \\cdot k$ before the softmax. A larger"
-        " multiplier sharpens attention: the top-scoring key gets more of the weight."
+        # fix pass 268 (read r267 #1, overstated: a bias or a soft-cap can make a larger multiplier flatten): the
+        # rule's scope, a logit that is q . k times the multipliers alone
+        "### Temperature and query scales Each row below is one multiplier of $q \\cdot k$ before the softmax. Where"
+        " the logit is $q \\cdot k$ times these multipliers alone, a larger multiplier sharpens attention: the"
+        " top-scoring key gets more of the weight."
     ), opening
     # read r197: "that" no longer opens a sentence, and no sentence says every scale multiplies without its exceptions
     assert "that multiplies" not in opening and "the same number" not in opening, opening
@@ -6308,7 +6407,11 @@ def test_temperature_sections_opening_names_the_chapters_that_multiply():
     # fix pass 266 (reads r265 #2 and r265b #1): the conditions, then the attention factor, in one sentence
     assert "YaRN's *attention factor* $a$ acts through its square." in opening, opening
     assert "Llama 3.1" not in opening and "Llama 3.1's head is fully rotated" in block(YARN_FACTORS)
-    assert "A larger multiplier sharpens attention: the top-scoring key gets more of the weight." in opening
+    # fix pass 268 (read r267 #1, overstated: a bias or a soft-cap can make a larger multiplier flatten): its scope
+    assert (
+        "Where the logit is $q \\cdot k$ times these multipliers alone, a larger multiplier sharpens attention: the"
+        " top-scoring key gets more of the weight." in opening
+    )
     assert "a $t$ below 1 sharpens" not in opening  # the temperature's direction is its row's alone
     assert cells("attention factor")[3].startswith("$a^2$ in a fully rotated head,")
     assert row("attention factor").count("in a fully rotated head") == 2  # its meaning and its multiplier
@@ -6849,7 +6952,8 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
     for name_ in ("llama3", "yarn"):
         assert torch.allclose(rules_[name_][fastest_], theta_[fastest_], rtol=1e-6, atol=0), name_
     # :data:`FASTEST_PAIR_LINES`' "`llama3` and YaRN keep the fastest ones" (read r192: not every fast pair): each keeps
-    # a run of pairs from pair 0, all of them fast, and slows the slower fast pairs (llama3 29 to 34, YaRN 19 to 34)
+    # a run of pairs from pair 0, all of them fast, and slows the fast pairs that turn fewest times (llama3 29 to 34,
+    # YaRN 19 to 34; fix pass 268, read r267 #2: the main line's new words)
     fast_ = [i for i in range(l_d_ // 2) if not bool(slow_[i])]
     for name_ in ("llama3", "yarn"):
         kept_ = [i for i in range(l_d_ // 2) if abs(float(theta_[i] / rules_[name_][i]) - 1) < 1e-6]
