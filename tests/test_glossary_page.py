@@ -114,7 +114,7 @@ FASTEST_PAIR_LINES = (
     # the block's Llama 3.1 example stays there (test_main_line_says_rules_that_keep_the_fastest_pairs_slow_others)
     # fix pass 268 (read r267 #2, unclear: "the slower fast pairs" read as a contradiction): the fast pairs that turn
     # fewest times
-    " They can still slow the fast pairs that turn fewest times, so not every fast pair is *kept*."
+    " Such rules can still slow the fast pairs that turn fewest times, so not every fast pair is *kept*."
 )
 #: the block "Turns in L and the fast pairs' distances", its sentence with both counts as inequalities (read r192: two
 #: near-identical criteria, $(L - 1)\theta_i$ and $L\theta_i$ against a turn, met the learner in three rows; read r197:
@@ -6134,9 +6134,12 @@ def test_chapter_8s_costs_block_names_its_models_and_defines_the_loss_beyond_l()
     text = block("Slowing pairs has costs: what chapter 8 measured")
     ((layers, params, trained),) = re.findall(
         r"^Chapter 8 trains models of (\d+) layers and about ([\d ]+) parameters at \$L = (\d+)\$ on synthetic"
-        r" filler text, and finds two costs\.",
+        # fix pass 269 (read r268a #3, unclear: "in every seed" did not say how many seeds the run has): "with five
+        # seeds a run", the saved run's seed list
+        r" filler text, with five seeds a run, and finds two costs\.",
         text,
     )
+    assert load_results("extrapolation", check=False)["config"]["seeds"] == [0, 1, 2, 3, 4]
     assert "at $2L$ its mean loss on the filler tokens from position $L$ on is above plain RoPE's, about" in text
     config = load_results("extrapolation", check=False)["config"]
     assert int(layers) == config["model"]["n_layers"] and int(trained) == config["train_length"], config["model"]
