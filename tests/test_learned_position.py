@@ -4863,7 +4863,10 @@ def test_kerple_upper_bound_on_r2_belongs_to_the_power_shape_only():
         "KERPLE learns the shape of the distance penalty with two numbers per head, $r_1 > 0$ and $r_2 > 0$, with"
         # fix pass 263 (read r263 #3, mildly overstated: "fade more slowly" read as "keep more weight" everywhere;
         # near the query the trained heads keep less): the rate, then the level, "far enough back" (checked below)
-        " $r_2 \\le 2$ for the power shape. Its log shape fades much more slowly than ALiBi's line, so far enough back"
+        # fix pass 270 (read r268a #1, overstated: near the query the log head falls faster, slope 0.5 against
+        # ALiBi's 0.125 at distance 1): "Far back" scopes the rate as "far enough back" scopes the level
+        " $r_2 \\le 2$ for the power shape. Far back, its log shape fades much more slowly than ALiBi's line, so far"
+        " enough back"
         " a key keeps more weight. A KERPLE model uses one of"
         " two shapes, a log and a power: $$ b_{\\log}(i, j)" in main
     )
