@@ -229,7 +229,8 @@ SCALES_OPENING = (
     # the row's, and the example at s = 8 the block's (:data:`YARN_FACTORS`)
     # fix pass 267 (read r266b #1, unclear: the conditions still stacked in the hardest paragraph): the power alone; the
     # conditions, full rotation and no QK-norm after the rotation, are the row's and the block :data:`YARN_FACTORS`'s
-    r" YaRN's \*attention factor\* \$a\$ acts through its (square|cube)\."
+    # fix pass 271 (read r269b #2, overstated: the power stated without its conditions): it points to its row's
+    r" YaRN's \*attention factor\* \$a\$ acts through its (square|cube), under the conditions its row gives\."
 )
 #: the chapters' i and j, once a main-line sentence (read r201), now said by the collapsed letters table alone (read
 #: r220: a notation caveat opened the section, and the block just below said the same)
@@ -947,7 +948,11 @@ def test_a_larger_multiplier_never_flattens_attention():
     assert "Llama 3.1" not in lead and lead.count("QK-norm") == 0, lead
     # fix pass 266 (reads r265 #2 and r265b #1, unclear: the conditions stacked before the table): one sentence; the
     # mechanism, cos and sin, is the row's meaning, and the example at s = 8 is the block's
-    assert " ".join(lead.split()).endswith(" sharpens. YaRN's *attention factor* $a$ acts through its square."), lead
+    # fix pass 271 (read r269b #2, overstated: stated without its conditions, the square holds only in a fully rotated
+    # head with no QK-norm after the rotation): the sentence points to its row, which gives them
+    assert " ".join(lead.split()).endswith(
+        " sharpens. YaRN's *attention factor* $a$ acts through its square, under the conditions its row gives."
+    ), lead
     # the block holds both conditions: a QK-norm after the rotation, and a partial rotary head
     assert "In a fully rotated head, a *QK-norm* after the rotation divides the factor out again" in block(YARN_FACTORS)
     assert "In a *partial rotary* head, only the rotated coordinates' share" in block(YARN_FACTORS)
@@ -2450,7 +2455,7 @@ def test_attention_factor_multiplies_the_logits_by_its_square_in_a_fully_rotated
 
     lead = " ".join(page()[page().index("### Temperature and query scales") :].split("| English |")[0].split())
     # fix pass 267 (read r266b #1): "YaRN's *attention factor* $a$ acts through its square", the conditions the row's
-    assert "YaRN's *attention factor* $a$ acts through its square." in lead
+    assert "YaRN's *attention factor* $a$ acts through its square, under the conditions its row gives." in lead
     factors = block(YARN_FACTORS)
     assert "Llama 3.1 uses `llama3`, which has no attention factor." in factors
     assert (
@@ -6408,7 +6413,9 @@ def test_temperature_sections_opening_names_the_chapters_that_multiply():
     # main line; the conditions are the row's and the block's
     assert opening.count("attention factor") == 1 and opening.count("QK-norm") == 0, opening
     # fix pass 266 (reads r265 #2 and r265b #1): the conditions, then the attention factor, in one sentence
-    assert "YaRN's *attention factor* $a$ acts through its square." in opening, opening
+    assert "YaRN's *attention factor* $a$ acts through its square, under the conditions its row gives." in opening, (
+        opening
+    )
     assert "Llama 3.1" not in opening and "Llama 3.1's head is fully rotated" in block(YARN_FACTORS)
     # fix pass 268 (read r267 #1, overstated: a bias or a soft-cap can make a larger multiplier flatten): its scope
     assert (

@@ -828,8 +828,10 @@ passkey_miss_r265 = "So in this run, a missed passkey is rarely for lack of cont
 # without position encoding's two misses, was the block's): the evidence in the sentence itself (two misses over the
 # whole run, every length and distance: test_nope_finds_nearly_every_passkey_missing_two_probes_in_the_whole_run)
 passkey_miss = (
-    "The model without position encoding misses only two passkeys in the whole run, so a missed passkey is rarely for"
-    " lack of content."
+    # fix pass 271 (read r269a #1, unclear: "find every passkey in the table below" then "misses only two passkeys"
+    # read as a contradiction): both misses lie outside the table's two columns (random distances at 8L, 496 back)
+    "The model without position encoding misses only two passkeys in the whole run, both outside the table's columns,"
+    " so a missed passkey is rarely for lack of content."
 )
 # after the table, two sentences (read r191): the section's opening lesson already says that FIRE and CoPE find every
 # passkey at a higher loss, so the table is read for KERPLE against ALiBi, and the counter-fact follows the lead it is
@@ -3818,6 +3820,15 @@ def test_nope_finds_nearly_every_passkey_missing_two_probes_in_the_whole_run():
     # distances and every fixed distance, all five seeds, 2 misses in all (the lists above cover every entry)
     main = " ".join(re.sub(r"<details>.*?</details>", " ", text, flags=re.S).split())
     assert "The model without position encoding misses only two passkeys in the whole run," in main
+    # fix pass 271 (read r269a #1): "both outside the table's columns", the table's random distances at 8L and its
+    # fixed distance, 496 back
+    assert "both outside the table's columns" in main
+    header = (
+        "| method, mean of five seeds | filler loss | passkeys found 496 tokens back | passkeys found at a random"
+        " distance |"
+    )
+    assert header in main  # the table's two passkey columns: 496 back, and random distances (at 8L, the table's length)
+    assert all(n != 8 * L for _, n, _ in random_misses) and all(d != 496 for _, d, _ in fixed_misses)
     assert len(random_misses) + len(fixed_misses) == 2 and all(m == 1 for *_, m in random_misses + fixed_misses)
     assert {n for s in seeds for n in full["metrics"]["none"][s]["passkey"]} == {str(n) for n in config["eval_lengths"]}
     assert config["eval_lengths"][-1] == 8 * L  # the fixed distances are scored on 8L-token inputs
