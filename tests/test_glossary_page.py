@@ -7727,11 +7727,21 @@ def test_decay_block_reaches_about_zero_near_half_the_base():
     )  # 64 float64 cosines each: equal up to a few ulps, whatever the CPU's vector kernels
     d, b = int(width), float(base.replace(" ", ""))
     near = b * {"half": 0.5, "a tenth of": 0.1, "twice": 2.0}[share]
+
+    def doubling_means(freqs: torch.Tensor, last: int) -> torch.Tensor:
+        """The matching key's expected score E(r) = 2 sum_i cos(r theta_i), its mean over each doubling 2^g to
+        2^(g+1) - 1, g = 0 to ``last``, in float64."""
+        means = []
+        for g in range(last + 1):
+            dist = torch.arange(2**g, 2 ** (g + 1), dtype=torch.float64)
+            total = sum(float((2 * torch.cos(c[:, None] * freqs).sum(1)).sum()) for c in dist.split(1 << 15))
+            means.append(total / len(dist))
+        return torch.tensor(means, dtype=torch.float64)
+
     theta = posenc.rope_inv_freq(d, b, dtype=torch.float64)
     r = torch.arange(1, 2**15, dtype=torch.float64)
     E = 2 * torch.cos(r[:, None] * theta).sum(1)
-    j = torch.log2(r).floor().long()
-    trend = torch.zeros(15, dtype=torch.float64).index_add_(0, j, E) / torch.bincount(j)
+    trend = doubling_means(theta, 14)  # the doublings 2^g to 2^(g+1) - 1 within r < 2^15
     e0 = 2 * len(theta)  # E(0) = d
     holds = int(math.log2(near))  # the doubling that holds b/2: 4096 <= r < 8192
     assert holds_share == share and (int(low), int(high)) == (2**holds, 2 ** (holds + 1) - 1) and int(low) <= near
@@ -7745,11 +7755,8 @@ def test_decay_block_reaches_about_zero_near_half_the_base():
     assert ch == "5" and f"then within 4 of zero up to $2^{{{upto}}}$." in c5, (upto, ch)
     last_j = int(upto) - 1  # chapter 5's last doubling: 2^16 <= r < 2^17
     assert f"$2^j \\le r < 2^{{j+1}}$ for $j = 0, \\dots, {last_j}$" in c5, last_j
-    far = torch.arange(2 ** (holds + 1), 2 ** int(upto), dtype=torch.float64)  # "swings around zero", to the bound
-    far_j = torch.log2(far).floor().long() - holds - 1
-    far_e = 2 * torch.cos(far[:, None] * theta).sum(1)
-    later = torch.zeros(int(far_j.max()) + 1, dtype=torch.float64).index_add_(0, far_j, far_e) / torch.bincount(far_j)
-    assert int(far[-1]) == 2 ** int(upto) - 1 and int(far_j.max()) + holds + 1 == last_j  # ends with that doubling
+    later = doubling_means(theta, last_j)[holds + 1 :]  # "swings around zero": the doublings after it, to the bound
+    assert len(later) + holds + 1 == last_j + 1  # ends with chapter 5's last doubling, 2^16 to 2^17 - 1
     assert (later < 0).any() and (later > 0).any() and (later.abs() < int(within) / 100 * e0).all(), later
     assert (later.abs() > 0.04 * e0).any(), later  # the bound is not loose: one doubling comes within 1 % of it
     before = E[: int(near)]
@@ -7773,15 +7780,6 @@ def test_decay_block_reaches_about_zero_near_half_the_base():
     l_b = float(l_base.replace(" ", ""))
     assert (int(l_width), l_b) == (llama3["head_dim"], llama3["rope_theta"]) and int(l_width) == d, llama3
     assert l_share == share == "half"
-
-    def doubling_means(freqs: torch.Tensor, last: int) -> torch.Tensor:
-        """E's mean over each doubling 2^g to 2^(g+1) - 1, g = 0 to ``last``, in float64."""
-        means = []
-        for g in range(last + 1):
-            dist = torch.arange(2**g, 2 ** (g + 1), dtype=torch.float64)
-            total = sum(float((2 * torch.cos(c[:, None] * freqs).sum(1)).sum()) for c in dist.split(1 << 15))
-            means.append(total / len(dist))
-        return torch.tensor(means, dtype=torch.float64)
 
     l_theta = posenc.rope_inv_freq(int(l_width), l_b, dtype=torch.float64)
     l_holds = int(math.log2(l_b / 2))  # the doubling that holds b/2: 2^17 <= 250 000 < 2^18
