@@ -42,7 +42,7 @@ PANELS = (  # (key, caption, x-axis label)
 )
 SIZE = (720, 440)
 PLOTS = ((70.0, 112.0, 345.0, 320.0), (420.0, 112.0, 695.0, 320.0))  # left, top, right, bottom of each panel
-X_TICKS = (1, 16, 256, 4096, LAST)
+X_TICKS = (1, 8, 64, 512, 4096, LAST)  # powers of 8, so the page's "past query position 512" can be read off
 SAMPLES = 160  # points per line, evenly spaced on the log axis
 
 

@@ -46,6 +46,15 @@ transformers = pytest.importorskip("transformers")
 WE = "Worked example: a head like Llama 3.1's at 2L"
 #: the collapsed block right after it, on the worked example's dynamic NTK: the derivation of its 9
 DYN = "The worked example's dynamic NTK: its 9"
+#: the worked example's dynamic NTK cell, its effective factor: fix pass 242 (reads r239 #5 and r241 #2: the cell
+#: alone read as transformers' `dynamic` on Llama 3.1's file) named the L it starts from; fix pass 272 (read r269b #6,
+#: unclear: the cell still sat beside `llama3` and YaRN as if Llama 3.1 could run it) says so plainly: it scales from
+#: the trained length, and with Llama 3.1's file, whose declared length is 16L, transformers' `dynamic` would not scale
+#: this input (checked in test_worked_example_reads_the_trained_length_and_the_shipped_config_a_larger_one)
+DYN_NTK_CELL = (
+    "9 at this length, scaling from the trained length, 8 192; with Llama 3.1's own file, transformers' `dynamic`"
+    " would not scale this input"
+)
 #: the summary of the first collapsed block under the "Longer inputs" term table
 MORE_LONGER = "More on NTK-by-parts, Self-Extend, PoSE, passkey retrieval and sliding-window evaluation"
 #: the collapsed block on what chapter 8 measured, after the worked example's two blocks
@@ -116,6 +125,10 @@ FASTEST_PAIR_LINES = (
     # fewest times
     " Such rules can still slow the fast pairs that turn fewest times, so not every fast pair is *kept*."
 )
+#: the main line's example right after :data:`FASTEST_PAIR_LINES` (fix pass 272, read r269b #3, unclear: the hardest
+#: sentence's example was only in a block): its numbers derived in
+#: :func:`test_main_line_example_of_a_fast_pair_that_llama3_does_not_keep`
+LLAMA_FAST_NOT_KEPT = "In Llama 3.1's head, pairs 0 to 34 are fast, but its rule, `llama3`, keeps only pairs 0 to 28."
 #: the block "Turns in L and the fast pairs' distances", its sentence with both counts as inequalities (read r192: two
 #: near-identical criteria, $(L - 1)\theta_i$ and $L\theta_i$ against a turn, met the learner in three rows; read r197:
 #: the fast pair row's sentence on the second count left the row, which the block already said): the fast-pair test,
@@ -1567,11 +1580,13 @@ def test_worked_examples_effective_scale_column():
         # fix pass 264 (read r263 #4, overstated: read alone, "8 at any length" sounded general for `llama3` and
         # YaRN): their cells end "in this head", checked below on a head whose slowest pair turns more than once in L
         ((value, when, head),) = re.findall(
-            r"^(\d+) at (any|this) length( in this head)?(?:, scaling from \$L\$ = 8 192)?$", cells[-1]
+            r"^(\d+) at (any|this) length( in this head)?(?:, scaling from the trained length, 8 192; .*)?$", cells[-1]
         )
         table[cells[0]] = (float(value), when)
         if head:
             scoped.append(cells[0])
+        if when == "this":
+            assert cells[-1] == DYN_NTK_CELL, cells[-1]
     rows = ["*position interpolation*", "`llama3`", "*YaRN*, default *betas*", "*dynamic NTK*"]
     assert list(table) == rows, list(table)
     assert scoped == ["`llama3`", "*YaRN*, default *betas*"], scoped
@@ -1665,7 +1680,7 @@ def test_worked_example_reads_the_trained_length_and_the_shipped_config_a_larger
         " dynamic NTK, whose 9 the next block derives."
     )
     assert " ".join(example.split()).startswith(lead), example[:300]
-    assert "| 9 at this length, scaling from $L$ = 8 192 | Here the stretch is 2." in " ".join(example.split())
+    assert f"| {DYN_NTK_CELL} | Here the stretch is 2." in " ".join(example.split())
     # the worked example ends with its point; dynamic NTK's formula, its L in transformers and chapter 8's two
     # factors sit in the next block, right after it
     assert "*Dynamic NTK* sets" not in example and "Chapter 8 defines" not in example
@@ -2183,8 +2198,8 @@ def test_transformers_models_with_the_interleaved_layout():
 
 def test_copes_gate_in_the_paper_and_in_the_reference_code():
     """The block "Where papers and code differ": "in CoPE, $\\sigma(q\\cdot k)$ in the paper's equations and
-    $\\sigma(q\\cdot k/\\sqrt d)$ in its reference code, which posenc follows"; the gate row's main line says only
-    what both forms share, "in CoPE, the sigmoid $\\sigma$ of the query–key score".
+    $\\sigma(q\\cdot k/\\sqrt d)$ in its reference code, which posenc follows"; the gate row gives the form chapter 11
+    computes, "in chapter 11's CoPE, the sigmoid of the query–key logit, $\\sigma(q \\cdot k/\\sqrt d)$" (fix pass 272).
     The reference code, facebookresearch/RAM `projects/cope/src/cope/context_position.py`, computes
     `gates = torch.sigmoid(gate_logits / math.sqrt(self.cfg.head_dim))`; posenc.CoPE follows it (its module docstring
     says so) and chapter 11 says the paper's equations omit the square root. So posenc's gates must be the page's
@@ -2199,9 +2214,16 @@ def test_copes_gate_in_the_paper_and_in_the_reference_code():
     # fix pass 241 (read r240 #1: "of the query-key score" against the page's score, the raw q . k, while posenc and
     # the reference code take sigma(q . k / sqrt(d))): the logit, the reference code's, and the paper's score (the
     # note's two formulas, checked above)
-    assert row("gate").startswith(
-        "| gate | 门控 | a value in $(0, 1)$ saying how much a token counts; in CoPE, the sigmoid $\\sigma$ of the"
-        " query–key logit, as in its reference code; its paper's equations use the score |"  # sigma named (read r174)
+    # fix pass 272 (read r269b #5, unclear: a paper-versus-code caveat in the cell, which the note above gives): the
+    # formula as the reference code and chapter 11 compute it, scoped to chapter 11's CoPE; evaluated below
+    (row_form,) = re.findall(
+        r"^\| gate \| 门控 \| a value in \$\(0, 1\)\$ saying how much a token counts; in chapter 11's CoPE, the"
+        r" sigmoid of the query–key logit, \$\\sigma\((.+?)\)\$ \|",
+        row("gate"),
+    )
+    assert (
+        "In CoPE a gate is computed from the content, $g_{ij} = \\sigma\\big(q_i \\cdot k_j / \\sqrt{d_h}\\big)$"
+        in (chapter("11_learned_position"))
     )
     assert "sqrt" in code and "sqrt" not in paper, (paper, code)  # the code's logit, the paper's score
     assert "Follows the reference implementation (facebookresearch/RAM" in cope.__doc__
@@ -2219,6 +2241,7 @@ def test_copes_gate_in_the_paper_and_in_the_reference_code():
     gates = posenc.CoPE(d, npos_max=8)._gates(q, k)
     qk = q @ k.transpose(-1, -2)
     assert torch.allclose(gates, gate(code, qk, d), atol=1e-6, rtol=0)
+    assert torch.allclose(gates, gate(row_form.replace("q \\cdot", "q\\cdot"), qk, d), atol=1e-6, rtol=0)  # the code's
     assert not torch.allclose(gates, gate(paper, qk, d), atol=1e-2, rtol=0)
 
 
@@ -2307,7 +2330,11 @@ def test_notation_block_alibi_slope_chapters():
     assert "a head's fixed positive number:" in row("slope (ALiBi)")  # "ALiBi's *slope*": this page's row
     # the slope's letter only where the two tables of letters map it
     # fix pass 230: the Letters table alone maps the letters (Core terms' small table removed)
-    assert page().count("m_h") == 1 and "m_h" in letters("$m$")
+    # fix pass 272 (read r269a #2): also in the Letters section's main-line table, the slope's row
+    assert page().count("m_h") == 2 and "m_h" in letters("$m$")
+    assert (
+        "| ALiBi's fixed number for each head | its *slope*, with no letter | $m$ in chapter 3 and $m_h$ in" in page()
+    )
     assert letters("$m$").endswith(
         "; YaRN's *attention factor* $m(s)$ in chapter 10, Reading model code and the claims page |"
     )
@@ -3246,9 +3273,10 @@ def test_transformers_dynamic_keeps_the_longest_inputs_frequencies():
 
 def test_mean_reach_bound_counts_d_over_2_partial_sums():
     """The row "mean reach": "how far the pairs' unit arrows, laid head to tail, reach at an offset $r$: the mean
-    distance from the start to the chain's end after each arrow, $\\frac{2}{d}\\sum_{j=1}^{d/2} \\bigl\\lvert
-    \\sum_{i<j} (\\cos r\\theta_i, \\sin r\\theta_i) \\bigr\\rvert$" (fix pass 264: the arrows as vectors, no
-    imaginary unit; fix pass 267: the idea in words before the formula) (read r186: the row
+    distance from the start to the chain's end after each arrow. RoFormer's decay bound is proportional to it, and its
+    decay curve plots it; the block gives the formula" (fix pass 264: the arrows as vectors, no imaginary unit; fix
+    pass 267: the idea in words before the formula; fix pass 272: the row's double sum left for the block's mean of
+    the |S_j|, the same number, computed below from the arrows as vectors) (read r186: the row
     had named partial sums and their indices, which the block defines; the row says the same in a picture: the tip of
     the j-th arrow laid head to tail is the partial sum $S_j$); the block "RoFormer's bound, and what chapter 5 finds
     about the decay" by its summary: a mean over the d/2 partial sums, not over random draws, with the row's arrows
@@ -3258,7 +3286,7 @@ def test_mean_reach_bound_counts_d_over_2_partial_sums():
     prefixes' lengths averaged. And the same block: "RoFormer's bound on the score is a content factor times $d/2$
     times the *mean reach*": that product is RoFormer's bound, max |h_{i+1} - h_i| times the sum of |S_j| over the d/2
     partial sums (posenc's mean reach), and it bounds the score."""
-    (arrow,) = re.findall(
+    (proportional,) = re.findall(
         # fix pass 251 (read r245b #5: "each arrow's tip" read as one arrow's, always 1 from its own start): the mean
         # over the d/2 arrows of the chain's reach after each, the block's |S_1| ... |S_{d/2}|
         # fix pass 258 (read r253b #3: a 40-word clause that relied on S_j, defined only in the block): the formula,
@@ -3266,10 +3294,13 @@ def test_mean_reach_bound_counts_d_over_2_partial_sums():
         # fix pass 267 (read r266b #3, unclear: the row opened on the double sum, readable only with the block): the
         # idea in plain words first, then the mean over the chain's steps, then the formula
         r"\| how far the pairs' unit arrows, laid head to tail, reach at an offset \$r\$: the mean distance from the"
-        r" start to the chain's end after each arrow,"
-        r" \$\\frac\{2\}\{d\}\\sum_\{j=1\}\^\{d/2\} \\bigl\\lvert \\sum_\{i<j\} ([^$]+?) \\bigr\\rvert\$;"
+        r" start to the chain's end after each arrow\."
         # fix pass 259 (read r259 #5: a learner searching RoFormer for the name finds nothing): whose name it is
-        r" RoFormer's decay curve plots it, and the name is this book's \|",
+        # fix pass 272 (read r269b #4 and #5, unclear: a double sum and a naming note in the cell): why it matters,
+        # the bound's proportion to it (the block's product, evaluated below); the formula is the block's mean of
+        # |S_1| ... |S_{d/2}|, and "The name is this book's" the block's
+        r" RoFormer's decay bound is (proportional) to it, and its decay curve plots it; the block gives the"
+        r" formula \|",
         row("mean reach"),
     )
     assert "on average" not in row("mean reach") and "distance" not in row("mean reach").replace(
@@ -3278,7 +3309,7 @@ def test_mean_reach_bound_counts_d_over_2_partial_sums():
     ((partial, last),) = re.findall(
         r"- At an offset \$r = n - m\$, the partial sum \$(S_j = [^$]+)\$ adds the first \$j\$ pairs' unit arrows\."
         r" - The \*mean reach\* at \$r\$ is the mean of \$\\lvert S_1\\rvert, \\dots,"
-        r" \\lvert S_\{([^}]+)\}\\rvert\$\. ",
+        r" \\lvert S_\{([^}]+)\}\\rvert\$\. The name is this book's\. ",
         block("RoFormer's bound, and what chapter 5 finds about the decay"),
     )
     assert last == "d/2", last  # one tip for each of the d/2 pairs' arrows
@@ -3286,7 +3317,7 @@ def test_mean_reach_bound_counts_d_over_2_partial_sums():
     # unit): the row writes each unit arrow as the vector (cos, sin), with no imaginary unit; k, the other letter
     # suggested, is this page's key vector. The block keeps chapter 5's complex S_j, whose real and imaginary parts are
     # the row's arrow's two coordinates (computed below)
-    assert arrow == "(\\cos r\\theta_i, \\sin r\\theta_i)" and "mathrm{i}" not in row("mean reach"), arrow
+    assert proportional == "proportional" and "mathrm{i}" not in row("mean reach") and "\\sum" not in row("mean reach")
     assert partial == "S_j = \\sum_{i<j} e^{\\mathrm{i} r\\theta_i}" and f"partial sums ${partial}$" in chapter(
         "05_decay"
     )
@@ -3602,9 +3633,10 @@ def test_letters_score_row_is_chapter_5s_raw_rotated_product():
     # fix pass 264 (reads r263 #2 and r263b #7, unclear: a learner from chapter 1 met the other meaning with no
     # warning on the main line): one clause after the page's meaning, chapter 1's name for the logit (its score matrix
     # is the logit matrix, checked below in chapter 1's own words)
-    assert score[2].endswith(
-        "under RoPE after the rotation; chapter 1 gives the name to the *logit* instead"
-    ) and score[2].startswith("the dot product $q \\cdot k$")
+    # fix pass 272 (read r269b #5, unclear: a chapter caveat in the cell): chapter 1's name for the logit moved to the
+    # Letters section's main-line table (:func:`test_letters_main_line_table_of_four_differences_follows_the_chapters`)
+    assert score[2] == "the dot product $q \\cdot k$ of one query and one key, under RoPE after the rotation", score[2]
+    assert "| the *score* in chapter 1 |" in page()
     assert row("logit").startswith(
         # fix pass 242 (read r241 #1: the Chinese column is blank where the edition keeps the English, as for NoPE)
         "| logit | | the number the softmax reads for one query and key: usually the *score* divided by"
@@ -3663,8 +3695,11 @@ def test_letters_sections_visible_sentence_names_rows_of_its_table():
         r" between chapters, or between rows of this page\. They include the letters (.*?) and the words (.*?)\."
         # fix pass 259 (read r259 #6: the main line named the clashes and gave no meaning): one example, m's three
         # meanings, in the block's m row (checked below against letters("$m$"))
-        r" For example, \$m\$ is a query's position on this page, a key's in chapter 9 and ALiBi's slope in chapters 3"
-        r" and 6\.$",
+        # fix pass 272 (read r269a #2, unclear: the chapters' other letters were only in collapsed blocks): the
+        # example became a short main-line table of four differences, :data:`LETTERS_MAIN_HEADER`, checked against
+        # the chapters in :func:`test_letters_main_line_table_of_four_differences_follows_the_chapters`
+        r" The table below gives four differences and the chapters where they occur; the block after it lists more\."
+        r" \| what \| on this page \| in some chapters \|",
         " ".join(main.split()),
     )
     named = re.split(r", | and ", named_letters) + re.split(r", | and ", named_words)
@@ -3684,7 +3719,8 @@ def test_letters_sections_visible_sentence_names_rows_of_its_table():
         r" \| \$c\$ \|",
         visible,
     )
-    rows = [line for line in section.splitlines() if line.startswith("| ")][1:]  # after the header
+    # the collapsed table's rows, after its header (fix pass 272: the main line above the block has a table too)
+    rows = [line for line in collapsed.split("</details>")[0].splitlines() if line.startswith("| ")][1:]
     terms = [line.split(" | ")[0][2:] for line in rows]
     # fix pass 265 (read r264b #3, omission: factor, dynamic and interleaved; read r264 #3: the letters $p$ and $N$):
     # five rows more, checked in :func:`test_letters_rows_for_factor_dynamic_interleaved_p_and_n`
@@ -3762,7 +3798,7 @@ def test_letters_sections_visible_sentence_names_rows_of_its_table():
     assert "key $m$" in chapter(names[f"{int(m_chapter):02d}"])
     assert "*stretch* $s = \\max(n / L, 1)$" in chapter(names[f"{int(s_chapter):02d}"])
     for name in ("$i$", "$m$", "$s$", "distance", "temperature"):
-        assert f"\n| {name} |" in section, name
+        assert f"\n| {name} |" in collapsed, name
     assert terms[:5] == ["distance", "$i$", "$m$", "$s$", "temperature"], terms  # the commonest first
     # the main line names the table's first five rows, then the two words that clash with this page's own rows: fast,
     # the *fast pair* row's word, which chapter 7's YaRN row uses for the pairs YaRN keeps, and kept, the *kept (pair)*
@@ -3775,6 +3811,96 @@ def test_letters_sections_visible_sentence_names_rows_of_its_table():
         r"\| retrieval is \*kept\* \| \d+ % of passkeys found", " ".join(chapter("08_extrapolation").split())
     )
     assert "Shaw's clipped offset $c = \\mathrm{clip}(j - i, k)$ in chapter 3 |" in letters("$c$")
+
+
+#: the header of the Letters section's main-line table (fix pass 272, read r269a #2, unclear: the letters and words
+#: that differ between chapters were only in collapsed blocks): four differences, each checked against the chapters
+LETTERS_MAIN_HEADER = "| what | on this page | in some chapters |"
+
+
+def test_letters_main_line_table_of_four_differences_follows_the_chapters():
+    """The Letters section's main-line table, above its block: the query's and key's positions ($m$ and $n$ here; $i$
+    and $j$ in the chapters whose markdown writes the offset $j - i$, each saying so in its own words; $m$ for a key in
+    chapter 9), the signed offset (called the *distance* in chapters 3 and 5, with their letters), the logit (chapter
+    1's *score*, its score matrix $QK^\\top/\\sqrt d$) and ALiBi's slope ($m$ in chapter 3, $m_h$ in chapter 6; no
+    letter on this page). Each chapter number is read from the table and looked up in that chapter's markdown, so the
+    test fails if a chapter stops using the letter or word; each row agrees with the collapsed table's row for it."""
+    raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
+    section = raw[raw.index("(glossary-letters)=\n## ") : raw.index("(glossary-papers)=")]
+    main = section[: section.index("<details>")]
+    lines = main[main.index(LETTERS_MAIN_HEADER) :].strip().splitlines()
+    assert lines[1] == "|---|---|---|" and len(lines) == 6, lines  # four rows, then the block
+    table = [[cell.strip() for cell in line.strip().strip("|").split("|")] for line in lines[2:]]
+    assert all(len(cells) == 3 for cells in table), table
+    stems = {int(Path(p).name[:2]): Path(p).stem for p in glob.glob(str(ROOT / "notebooks" / "[01][0-9]_*.ipynb"))}
+    # 1. positions: this page's m and n, the offset row's; i and j in exactly the chapters that write j - i
+    positions, here, there = table[0]
+    assert positions == "a query's and a key's positions" and here == "$m$ and $n$", table[0]
+    assert "for a query at position $m$ and a key at $n$" in row("offset")
+    ((ij, key_m),) = re.findall(
+        r"^\$i\$ and \$j\$ in chapters ([\d, and]+); \$m\$ for a key's in chapter (\d+)$", there
+    )
+    ij_chapters = {int(n) for n in re.findall(r"\d+", ij)}
+    assert ij_chapters == {n for n, stem in stems.items() if re.search(r"j ?- ?i\b", chapter(stem))}, ij_chapters
+    own = {  # each chapter's own words: i the query's position, j the key's
+        1: "the query token at $i$",
+        3: "$j - i$ for a query at $i$ and a key at $j$",
+        6: "keys $j \\le i$",
+        8: "the book's relative position $j - i$, key minus query",
+        11: "A query sits at position $i$ and a key at $j$.",
+    }
+    assert set(own) == ij_chapters
+    for n, phrase in own.items():
+        assert phrase in chapter(stems[n]), (n, phrase)
+    assert "key $m$" in chapter(stems[int(key_m)]) and int(key_m) == 9
+    assert f"a query's position in chapters {ij}, with $j$ the key's;" in letters("$i$")
+    assert f"| a key's position in chapter {key_m};" in letters("$m$")
+    # 2. the signed offset: this page's offset and distance rows; chapters 3 and 5 call it the distance
+    offset, here, there = table[1]
+    assert offset == "key position minus query position" and here == (
+        "the *offset*, $n - m$; its size is the *distance*, never negative"
+    ), table[1]
+    assert row("offset").startswith("| offset | 偏移 | key position minus query position, $n - m$,")
+    assert "| how far a key lies from its query, $\\lvert n - m\\rvert$, never negative |" in row("distance | 距离")
+    ((form_a, chapter_a, form_b, chapter_b),) = re.findall(
+        r"^the \*distance\*, \$([^$]+)\$ in chapter (\d+) and \$([^$]+)\$ in chapter (\d+)$", there
+    )
+    signed = {  # each chapter's sentence that makes its distance key minus query, with its letters
+        3: "The distance is always the key's position minus the query's, ${}$",
+        5: "**Distance** ${} = n - m$: the key's position minus the query's.",
+    }
+    assert {int(chapter_a), int(chapter_b)} == set(signed)
+    for form, n in ((form_a, chapter_a), (form_b, chapter_b)):
+        assert signed[int(n)].format(form) in chapter(stems[int(n)]), (n, form)
+    assert f"signed, as this page's *offset*: ${form_a}$ in chapter {chapter_a} and ${form_b} = n - m$ in chapter" in (
+        letters("distance")
+    )
+    # 3. the logit: this page's logit and score rows; chapter 1's score matrix is the logits, QK^T / sqrt(d)
+    logit, here, there = table[2]
+    assert logit == "what the softmax reads, usually $q \\cdot k/\\sqrt d$", logit
+    assert here == "the *logit*; the *score* is $q \\cdot k$ itself", here
+    assert "| the number the softmax reads for one query and key: usually the *score* divided by $\\sqrt d$," in row(
+        "logit"
+    )
+    assert "| the dot product $q \\cdot k$ of one query and one key," in row("score")
+    (score_chapter,) = re.findall(r"^the \*score\* in chapter (\d+)$", there)
+    c1 = chapter(stems[int(score_chapter)])
+    assert "S = \\frac{QK^\\top}{\\sqrt{d}}, $$ where $S$ is the score matrix" in c1
+    assert f"| the *logit* itself in chapter {score_chapter}, whose score matrix is" in letters("score")
+    # 4. ALiBi's slope: no letter on this page (its two rows write no maths); m in chapter 3, m_h in chapter 6
+    slope, here, there = table[3]
+    assert (slope, here) == ("ALiBi's fixed number for each head", "its *slope*, with no letter"), table[3]
+    assert "a head's fixed positive number" in row("slope (ALiBi)")
+    assert "$" not in cells("slope (ALiBi)")[2] and "$" not in cells("attention with linear biases (ALiBi)")[2]
+    ((letter_a, chapter_a, letter_b, chapter_b),) = re.findall(
+        r"^\$(m|m_h)\$ in chapter (\d+) and \$(m|m_h)\$ in chapter (\d+)$", there
+    )
+    slope_words = {"m": "with a slope $m$ per head", "m_h": "with a fixed slope $m_h$ for each head"}
+    for letter, n in ((letter_a, chapter_a), (letter_b, chapter_b)):
+        assert slope_words[letter] in chapter(stems[int(n)]), (letter, n)
+    assert f"ALiBi's *slope*, ${letter_a}$ in chapter {chapter_a} and ${letter_b}$ in chapter {chapter_b};" in (
+        letters("$m$")
+    )
 
 
 # ---- the fast pair's visible count, the ramp's two shapes, new rows, citations and the Letters table ----------------
@@ -3923,6 +4049,77 @@ def test_worked_example_every_pair_llama3_ramps_is_fast():
     assert ramped and set(ramped) <= set(fast), (ramped, fast)
 
 
+def test_main_line_example_of_a_fast_pair_that_llama3_does_not_keep():
+    """The main line of "Longer inputs", right after :data:`FASTEST_PAIR_LINES`: "In Llama 3.1's head, pairs 0 to 34
+    are fast, but its rule, `llama3`, keeps only pairs 0 to 28." (fix pass 272, read r269b #3, unclear: the section's
+    hardest sentence had its example only in a block). Llama 3.1's head, bounds and `factor` from
+    posenc/book/models.py's copy of its config (a prose sync), its scaling rule's name from the same copy; the fast
+    pairs by the fast pair row's inequality; the kept pairs those whose frequency transformers' own `llama3` leaves
+    unchanged."""
+    ((fast_0, fast_1, rule, kept_0, kept_1),) = re.findall(
+        r"\*kept\*\. In Llama 3\.1's head, pairs (\d+) to (\d+) are fast, but its rule, `(\w+)`, keeps only pairs (\d+)"
+        r" to (\d+)\.",
+        page(),
+    )
+    assert FASTEST_PAIR_LINES + " " + LLAMA_FAST_NOT_KEPT in page() and page().index(
+        LLAMA_FAST_NOT_KEPT
+    ) < page().index(EXAMPLE)
+    llama = MODEL_ROPE_CONFIGS["llama-3.1-8b"]
+    d, base, scaling = llama["head_dim"], llama["rope_theta"], llama["rope_scaling"]
+    assert scaling["rope_type"] == rule == "llama3", scaling
+    L, s = scaling["original_max_position_embeddings"], scaling["factor"]
+    theta = posenc.rope_inv_freq(d, base, dtype=torch.float64)
+    (inequality,) = re.findall(FAST_ROW_INEQUALITY + FAST_ROW_ROUND, row("fast pair"))
+    fast = [i for i in range(d // 2) if evaluate(inequality, L=L, theta=float(theta[i]))]
+    divisor = theta / hf_llama3(d, base, s, scaling["high_freq_factor"], scaling["low_freq_factor"], L).double()
+    kept = [i for i in range(d // 2) if abs(float(divisor[i]) - 1) < 1e-5]  # float32 frequencies
+    assert fast == list(range(int(fast_0), int(fast_1) + 1)), fast
+    assert kept == list(range(int(kept_0), int(kept_1) + 1)), kept
+    assert set(kept) < set(fast)  # not every fast pair is kept
+
+
+def test_left_padding_row_shifts_a_padded_rows_positions_without_position_ids():
+    """The row "left padding" (fix pass 272, read r269b #8, omission: no row for it): "pad tokens added at the start of
+    a batch's shorter inputs; without `position_ids`, a padded row's positions shift up by its pad count", Reading model
+    code's "Positions at run time" in the same words; its chapters, 2, 4 and 10, each speak of left padding. Checked
+    in transformers 5.24: a tiny Llama given a left-padded batch and its attention mask, but no `position_ids`, hands
+    its rotary embedding the same positions for every row, so a row's first real token sits at its pad count, not at 0;
+    `generate` counts each row's positions from its first real token, from the attention mask."""
+    from transformers.generation import utils as generation_utils
+
+    assert row("left padding").startswith(
+        "| left padding | 左补齐 | pad tokens added at the start of a batch's shorter inputs; without `position_ids`,"
+        " a padded row's positions shift up by its pad count | {doc}`2 <../notebooks/02_absolute>`, {doc}`4"
+        " <../notebooks/04_rope>`, {doc}`10 <../notebooks/10_rope_today>`, {doc}`Reading model code <reading_code>` |"
+    )
+    for name in ("02_absolute", "04_rope", "10_rope_today"):
+        assert re.search(r"[Ll]eft[- ]pad", chapter(name)), name
+    torch.manual_seed(0)
+    cfg = transformers.LlamaConfig(
+        vocab_size=32, hidden_size=16, intermediate_size=32, num_hidden_layers=1, num_attention_heads=2, head_dim=8
+    )
+    model = transformers.LlamaModel(cfg).eval()
+    seen = []
+    hook = model.rotary_emb.register_forward_pre_hook(
+        lambda module, args, kwargs: seen.append(kwargs.get("position_ids", args[1] if len(args) > 1 else None)),
+        with_kwargs=True,
+    )
+    pads = 3
+    ids = torch.randint(1, 32, (2, 7))
+    mask = torch.ones_like(ids)
+    mask[1, :pads] = 0  # row 1 is left-padded by 3 tokens
+    with torch.no_grad():
+        model(input_ids=ids, attention_mask=mask)
+    hook.remove()
+    (positions,) = seen
+    row_0, row_1 = positions.expand(2, -1)
+    assert torch.equal(row_0, row_1) and int(row_1[pads]) == pads  # the padded row's first real token: at 3, not 0
+    counted = mask.long().cumsum(-1) - 1  # generate's count, from each row's first real token
+    assert int(counted[1, pads]) == 0 and torch.equal(row_1[pads:] - counted[1, pads:], torch.full((7 - pads,), pads))
+    source = inspect.getsource(generation_utils.GenerationMixin._prepare_position_ids_for_generation)
+    assert "attention_mask.long().cumsum(-1) - 1" in source
+
+
 def test_main_line_says_rules_that_keep_the_fastest_pairs_slow_others():
     """The main line, :data:`FASTEST_PAIR_LINES`: "Some rules leave the fastest ones unchanged. They can still slow the
     fast pairs that turn fewest times, so not every fast pair is *kept*." (fix pass 266, read r265b #2, unclear: that
@@ -4064,9 +4261,16 @@ def test_mrope_gives_time_height_and_width_each_a_run_of_pairs():
     """The M-RoPE row: "RoPE with three position axes, time, height and width, each given a run of pairs (Qwen2-VL)":
     transformers' Qwen2-VL rotary embedding, given a different position on each axis, turns each pair by one axis's
     position; the axes own contiguous runs of pairs in the order time, height, width (its `mrope_section`)."""
-    assert "RoPE with three position axes, time, height and width, each given a run of pairs, as in Qwen2-VL |" in row(
-        "M-RoPE (multimodal RoPE)"
+    assert (
+        "RoPE with three position axes, time, height and width, each given a run of pairs, as in Qwen2-VL;"
+        # fix pass 272 (read r269b #8, omission: the config field was not named): `mrope_section`, which a config file
+        # sets in `rope_scaling` and transformers 5.24 keeps in `rope_parameters`; each axis's count checked below
+        " the config field `mrope_section` gives each axis's number of pairs |" in row("M-RoPE (multimodal RoPE)")
     )
+    from_file = transformers.Qwen2VLTextConfig(
+        hidden_size=64, num_attention_heads=2, rope_scaling={"type": "mrope", "mrope_section": [4, 6, 6]}
+    )
+    assert from_file.rope_parameters["mrope_section"] == [4, 6, 6]
     from transformers.models.qwen2_vl.modeling_qwen2_vl import Qwen2VLRotaryEmbedding
 
     d, section = 32, [4, 6, 6]
@@ -4514,11 +4718,12 @@ def test_core_lead_names_this_pages_letters_and_the_chapters_i_and_j():
     # word for word; read r199 had asked for the other chapters' meanings near this sentence): the block is gone, and
     # one sentence points to the Letters table, which holds each letter's other meanings once (checked below on its
     # rows, against the chapters' own words)
-    pointer = (
-        "Some chapters use these letters otherwise, as {ref}`Letters and words with more than one meaning"
-        " <glossary-letters>` lists."
-    )
-    assert core == "## Core terms " + sentence + " " + pointer + " Read these rows in order.", core
+    # fix pass 272 (read r269a #1, unclear: "Read these rows in order." though *decoder*, *bucket* and *logit* have
+    # their rows further down; read r269a #2: the Letters section's main line now has a table of the chapters' other
+    # letters): that sentence dropped, as the page's opening says where an italic term's row is; the pointer shortened
+    pointer = "Some chapters use other letters: see {ref}`Letters <glossary-letters>`."
+    assert core == "## Core terms " + sentence + " " + pointer, core
+    assert "Read these rows in order" not in raw
     assert "Where chapters use these letters otherwise" not in raw
     assert "$m$ is a query's position, $n$ a key's," in sentence
     # m: the query's position here; elsewhere a key's position, ALiBi's slope, YaRN's attention factor
@@ -5661,7 +5866,10 @@ def test_mrope_row_qwen2_5_vl_moves_time_a_fixed_number_of_positions_per_second(
     `tokens_per_second` times the seconds between frames, so the same number of positions per second every time."""
     from transformers.models.qwen2_5_vl import modeling_qwen2_5_vl
 
-    assert row("M-RoPE (multimodal RoPE)").endswith("as in Qwen2-VL | {doc}`10 <../notebooks/10_rope_today>` |")
+    assert row("M-RoPE (multimodal RoPE)").endswith(  # fix pass 272 (read r269b #8): the config field named last
+        "as in Qwen2-VL; the config field `mrope_section` gives each axis's number of pairs |"
+        " {doc}`10 <../notebooks/10_rope_today>` |"
+    )
     assert (
         "- For video, Qwen2.5-VL advances *M-RoPE*'s time axis by a fixed number of positions per second of video."
         in models_block("## Encodings")
@@ -6100,10 +6308,8 @@ def test_worked_examples_dynamic_ntk_cell_and_its_formula_in_the_block():
     its config), transformers' `dynamic` at 2L, with `max_position_embeddings` set to L: the page's exponent, read and
     evaluated, gives every pair's divisor; the block's 9 is the primer's formula at 2L."""
     assert (
-        "| *dynamic NTK* | keeps pair 0, divides the slowest by 9 and each pair between by less | 9 at this length,"
-        # fix pass 242 (reads r239 #5 and r241 #2: the cell alone read as transformers' `dynamic` on Llama 3.1's file,
-        # which starts from the declared 16L and leaves 2L unscaled; the block below says so): the L it starts from
-        " scaling from $L$ = 8 192 |" in (block(WE))
+        f"| *dynamic NTK* | keeps pair 0, divides the slowest by 9 and each pair between by less | {DYN_NTK_CELL} |"
+        in block(WE)
     )
     text = block(DYN)
     ((s, scale, one, factor, stretch, word),) = re.findall(
@@ -6216,8 +6422,8 @@ def test_opening_names_each_section_and_the_index_lists_every_row_once():
     core_lead = " ".join(core_lead[: core_lead.index("\n\n")].split())
     assert core_lead == (  # fix pass 231: the pointer to the Letters table replaced the letters' block
         "On this page $m$ is a query's position, $n$ a key's, and $i$ the index of a *rotation pair*, two coordinates"
-        " turned together by one angle. Some chapters use these letters otherwise, as {ref}`Letters and words with"
-        " more than one meaning <glossary-letters>` lists. Read these rows in order."
+        # fix pass 272 (read r269a #1 and #2): no "Read these rows in order", a shorter pointer
+        " turned together by one angle. Some chapters use other letters: see {ref}`Letters <glossary-letters>`."
     ), core_lead
     assert "the order the book teaches them" not in raw
     orders = {
@@ -6841,7 +7047,7 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
     assert paragraphs_longer[1] == "Below, $L$ is a model's *trained length* and $\\ell$ an input's length.", longer
     # read r203: then the slow and fast pairs, defined at the section's top, right after the letter their definition
     # needs, and before the three numbers' table, whose effective factor speaks of the slowest pair
-    assert paragraphs_longer[2] == SLOW_PAIR_CLAUSE + " " + FASTEST_PAIR_LINES, longer
+    assert paragraphs_longer[2] == SLOW_PAIR_CLAUSE + " " + FASTEST_PAIR_LINES + " " + LLAMA_FAST_NOT_KEPT, longer
     assert "| *extension factor* $s$ | the configuration's `factor` |" in paragraphs_longer[4], longer
     assert paragraphs_longer[3] == "Three numbers are easy to mix up:" and paragraphs_longer[5:] == [
         # fix pass 258 (read r253b #4); fix pass 258b (read r258b #1: the clash named, not resolved): which s is whose
@@ -6882,7 +7088,7 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
     assert "YaRN with the current input's *stretch* as its `factor`" in row("dynamic YaRN")  # own rows
     ((main_stretch, config_word, slowest),) = re.findall(
         r"an input's length\. "
-        + re.escape(SLOW_PAIR_CLAUSE + " " + FASTEST_PAIR_LINES)
+        + re.escape(SLOW_PAIR_CLAUSE + " " + FASTEST_PAIR_LINES + " " + LLAMA_FAST_NOT_KEPT)  # pass 272
         + r" Three numbers are easy to mix up: \| number \| what it is \|"
         # fix pass 231 (read r230 #1: "the same for every input" met dynamic PI and dynamic YaRN, which use the
         # stretch as their factor; the rows below define both): the stretch's row first, then the factor's, which
@@ -7049,7 +7255,7 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
     assert lead_times == main_times, lead_times
     assert int(lead_nine) == 1 + int(main_factor) * (int(main_times) - 1) == 9, lead_nine
     assert f"| *dynamic NTK* | keeps pair 0, divides the slowest by {lead_nine} " in block(WE)
-    assert f"| {lead_nine} at this length, scaling from $L$ = 8 192 |" in block(WE)
+    assert f"| {DYN_NTK_CELL} |" in block(WE) and DYN_NTK_CELL.startswith(f"{lead_nine} at this length,")
     assert f"that is ${lead_nine} = 1 + 8(2 - 1)$" in " ".join(block(DYN).split())
     assert (int(end_fast), int(end_slow)) == (fastest_pair, int(torch.argmin(l_theta))) == (0, l_d // 2 - 1)
     ((kept_0, kept_1, ramp_0, ramp_1, div_0, div_1, div_by),) = re.findall(
@@ -7397,9 +7603,10 @@ def test_critical_dimension_row_is_twice_the_fast_pairs():
 
 
 def test_content_factor_row_is_chapter_5s_largest_jump():
-    """The row "content factor", one line: "one factor of RoFormer's decay bound, the one set by the query and key
-    alone, not by the offset: the largest change between neighbouring pairs' query–key products, counting a last change
-    from the last product to zero" (fix pass 267: the idea first; the last change's why is the block's), and
+    """The row "content factor": "the factor of RoFormer's decay bound that the query and key set, not the offset: it
+    measures how much the pairs' query–key products change from one pair to the next. The block gives the formula"
+    (fix pass 267: the idea first; fix pass 272: what it measures, and the formula, with its last change to zero, left
+    to the block), and
     the block's "RoFormer's bound on the score is the *content factor* times $d/2$ times the *mean reach*": checked
     below on RoPE's raw
     score, with posenc's rotation, at many offsets, where the bound is tight to within a factor 40; and its formula in
@@ -7415,9 +7622,12 @@ def test_content_factor_row_is_chapter_5s_largest_jump():
         # summation by parts needs; without it the bound can fail when the last product is the largest)
         # fix pass 267 (read r266b #3, unclear: the row opened on machinery that needs the block): the idea first,
         # the factor the query and key set, then the largest change; checked below against chapter 5 and posenc
-        "| content factor | 内容因子 | one factor of RoFormer's decay bound, the one set by the query and key alone,"
-        " not by the offset: the largest change between neighbouring pairs' query–key products, counting a last"
-        " change from the last product to zero |"
+        # fix pass 272 (read r269b #4, unclear: the definition read as a formula needing the block's h_i): its plain
+        # meaning, the factor the query and key set (the block's product, checked below), what it measures, and the
+        # block for the formula, whose last change to zero is the block's
+        "| content factor | 内容因子 | the factor of RoFormer's decay bound that the query and key set, not the offset:"
+        " it measures how much the pairs' query–key products change from one pair to the next. The block gives the"
+        " formula |"
         " {doc}`5 <../notebooks/05_decay>` |"
     )  # read r186: the last pair's drop to zero hedged the definition; it is the block's "It also counts a last change"
     # "the one set by the query and key alone, not by the offset": chapter 5's C(q, k), over products h_i of the
@@ -7888,7 +8098,7 @@ def test_opening_legend_gives_each_letter_the_pages_meaning():
     query, key, pairs = "On this page $m$ is a query's position,", "$n$ a key's,", "and $i$ the index of a *rotation"
     # fix pass 231: the other chapters' i and j are the Letters table's (its $i$ row), which Core terms' sentence names
     other = "a query's position in chapters 1, 3, 6, 8 and 11, with $j$ the key's;"
-    pointer = raw.index("Some chapters use these letters otherwise, as {ref}`Letters and words with more", body)
+    pointer = raw.index("Some chapters use other letters: see {ref}`Letters <glossary-letters>`.", body)  # pass 272
     assert raw.index(query, body) < raw.index(key, body) < raw.index(pairs, body) < pointer
     assert pointer < raw.index("| English |", body) and other in letters("$i$")
     assert "for a query at position $m$ and a key at $n$" in row("offset")
@@ -8156,18 +8366,20 @@ def test_intro_points_citations_to_the_references_page():
 
 
 def test_learned_position_embedding_row_has_no_row_past_its_last():
-    """The row "learned position embedding": "it has no row past its last, so chapter 8's learned model cannot run
-    longer. ViT interpolates its rows for larger images": chapter 8's own words for its 64-row table, posenc's
+    """The row "learned position embedding": "it has no row past its last"; the Encodings block: "Chapter 8's learned
+    model, with no row past its table's last, cannot run longer", and "ViT interpolates its rows for larger images":
+    chapter 8's own words for its 64-row table, posenc's
     learned table, which has no row past its last, and transformers' ViT, which resizes its position table. The row's
     chapter column links chapter 2, which defines the table, and chapter 8, whose words it quotes."""
     from transformers.models.vit import modeling_vit
 
-    assert (
-        "| a trainable table with one row per position; it has no row past its last, so chapter 8's learned model"
-        " cannot run longer |" in row("learned position embedding")
+    # fix pass 272 (read r269b #5, unclear: a chapter note in the cell): chapter 8's consequence moved to the block
+    assert "| a trainable table with one row per position; it has no row past its last |" in row(
+        "learned position embedding"
     )
-    assert "- ViT interpolates its *learned position embedding*'s rows for larger images." in models_block(
-        "## Encodings"
+    assert (
+        "- Chapter 8's learned model, with no row past its table's last, cannot run longer. - ViT interpolates its"
+        " *learned position embedding*'s rows for larger images." in models_block("## Encodings")
     )
     assert "Learned absolute: a table of 64 rows, so it cannot run longer" in chapter("08_extrapolation")
     assert row("learned position embedding").endswith(
@@ -8274,10 +8486,8 @@ def test_dynamic_ntk_effective_factor_exceeds_factor_at_2l():
     )
     formula = int(one) + int(s_term) * (int(ratio) - int(minus))  # the printed 1 + s(l/L - 1), checked below
     assert (
-        "| *dynamic NTK* | keeps pair 0, divides the slowest by 9 and each pair between by less | 9 at this length,"
-        # fix pass 242 (reads r239 #5 and r241 #2: the cell alone read as transformers' `dynamic` on Llama 3.1's file,
-        # which starts from the declared 16L and leaves 2L unscaled; the block below says so): the L it starts from
-        " scaling from $L$ = 8 192 |" in text
+        f"| *dynamic NTK* | keeps pair 0, divides the slowest by 9 and each pair between by less | {DYN_NTK_CELL} |"
+        in text
     )
     from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
 
@@ -8739,7 +8949,7 @@ def test_letters_rows_for_factor_dynamic_interleaved_p_and_n():
     assert cells("attention factor")[2].startswith(
         "the number $a$ by which YaRN and LongRoPE multiply RoPE's cos and sin"
     )
-    assert "one factor of RoFormer's decay bound" in row("content factor")
+    assert "the factor of RoFormer's decay bound that the query and key set" in row("content factor")  # pass 272
     assert "A config sets a *partial rotary* head's share with `partial_rotary_factor`." in models_block("## Encodings")
     assert "with bounds `high_freq_factor` and `low_freq_factor` in *turns in $L$*" in row(
         "Llama 3.1 scaling (`llama3`)"

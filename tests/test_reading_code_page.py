@@ -68,9 +68,15 @@ QUERY_SCALES_DEFINED = (
     # fix pass 265 (reads r264 #3 and r264b #2, the section's hardest place: a floor-log formula on the main line):
     # three short sentences, Ministral 3's scale in words; the formula is the query scales' block's
     # (test_query_scales_are_defined_where_the_run_time_cases_use_them checks the words against get_llama_4_attn_scale)
-    "Other models sharpen attention elsewhere in the code. Some multiply each query by a *query scale*: Ministral 3's"
-    " query scale is 1 for the first $L$ positions and grows by a step at each multiple of $L$. Others, such as"
-    " DeepSeek-V3, enlarge the softmax scale."
+    # fix pass 272 (reads r269a #3 and r269b #2, unclear: "softmax scale" was undefined on the main line and Llama 4's
+    # query scale, which the run-time section leans on, was missing): each mechanism says what it multiplies; Llama 4,
+    # scoped to its layers without RoPE, beside Ministral 3; the softmax scale defined, 1/sqrt of the query's width by
+    # default (test_query_scales_are_defined_where_the_run_time_cases_use_them and
+    # test_query_scale_and_softmax_scale_multiply_the_logits)
+    "Other models multiply the logits elsewhere. Llama 4, in its layers without RoPE, and Ministral 3 multiply each"
+    " query by a *query scale* that grows in steps with the position. DeepSeek-V3 enlarges its *softmax scale*, the"
+    " number that multiplies $q \\cdot k$ before the softmax: by default, one over the square root of the query's"
+    " width."
     # fix pass 266 (read r265b #2, unclear: two mechanisms with no link to the attention factor's m^2): one short
     # sentence, both multiply the logits (test_query_scale_and_softmax_scale_multiply_the_logits)
     " Both multiply the logits, as the attention factor's square does."
@@ -231,7 +237,9 @@ def test_porting_snippet_runs_as_pasted_on_gemma_3_and_llama():
     port_block = "<details><summary>Checking a port: its tables, a port to try, and its rotation</summary>"
     assert after.startswith(port_block), after[:80]
     after = after[after.index("</details>\n\n") + len("</details>\n\n") :]
-    catches = "<details><summary>The check's tolerance, and a port off by one in L that it fails</summary>"
+    # fix pass 272 (reads r269a #5 and r269b #1, machine-dependent: the summary read as a guarantee that the check
+    # catches an off-by-one in L): the summary names what the check is meant to catch
+    catches = "<details><summary>The check's tolerance, and what it is meant to catch</summary>"
     assert after.startswith(catches), after[:80]
     after = after[after.index("</details>\n\n") + len("</details>\n\n") :]
     assert after.startswith("<details><summary>Loading pitfalls in transformers 5.24</summary>"), after[:80]
@@ -742,8 +750,14 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
         # structural pass 250 (reads r249 #6 and r249b #5, and r248 #9: the four-row table of niche mechanisms sat
         # between the rule and its reason): one example on the main line, Ministral 3's query scale, which
         # `position_ids` fix (the block's check runs it), and the table opens the cases' block
-        "Code that reads a token's position itself, not just offsets, does change the scores. Ministral 3's query"
-        " scale is one such place: it reads `position_ids`, so passing them removes the change."
+        # fix pass 272 (reads r269a #4 and r269b #7, unclear: the main line named only the query scales, so a learner
+        # could conclude that `position_ids` do not matter for a Llama-style model): one sentence names the table's
+        # two other cases, the length rules and angles formed in bfloat16, in the block's words
+        # (test_run_time_main_line_names_the_four_cases_and_the_cache)
+        "Code that reads a token's position itself, not just offsets, does change the scores. `dynamic` and"
+        " `longrope` choose frequencies from the batch's highest position, and angles your own code forms in bfloat16"
+        " round more at higher positions. Ministral 3's query scale is another such place: it reads"
+        " `position_ids`, so passing them removes the change."
     )
     rows = [
         "| angles your own code forms at low precision | removed: `position_ids` undo the shift |",
@@ -794,7 +808,12 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     assert "mask alone" not in section and "pass both too" not in section
     assert "In other code" not in section
     cases = "<details><summary>The four cases in detail</summary> "
-    assert lesson + answer + " " + cases + lead_in in section  # the lesson, then the cases' block
+    # fix pass 272 (read r269b #7, an omission): a short paragraph on the cache before the cases' block
+    cached = (
+        " During generation, a rule whose frequencies change with the length leaves the cached keys rotated at the old"
+        " ones."
+    )
+    assert lesson + answer + cached + " " + cases + lead_in in section  # the lesson, then the cases' block
     assert section.index(lead_in) < section.index(table) < section.index("- Angles your own code forms")
     assert "| what reads a token's position |" not in _section_main_line(page, "## Positions at run time")
     # structural pass 218 (read r217 #2: two blocks in a row gave the same cases twice): one block, each case once,
@@ -1556,10 +1575,13 @@ def test_transformers_dynamic_l_is_the_stored_length():
         " plus one. Dynamic NTK leaves inputs up to a"
         " set length unscaled, and beyond that length slows every pair but the fastest, more the longer the input."
         " Transformers' `dynamic` takes that length from `max_position_embeddings`, the declared length"
-        " $L_{\\text{decl}}$, which can exceed the trained length. So had Llama 3.1's file named `dynamic` instead of"
         # fix pass 267 (reads r266 #2 and r266b #5, unclear: the reader had to recall that 131 072 is 16 L): "its
         # declared length, 16L" (checked below: Llama 3.1's max_position_embeddings is 16 times its L)
-        " `llama3`, no input up to its declared length, $16L$, would be scaled."
+        # fix pass 272 (read r269b #4, unclear: the lesson came as a counterfactual): the rule first, "not from the
+        # trained length" (checked below: with L = 8 192 in the dict, `dynamic` leaves 8 193 unscaled), then Llama
+        # 3.1's file as its example
+        " $L_{\\text{decl}}$, not from the trained length. In Llama 3.1's file, for example, `dynamic` in place of"
+        " `llama3` would leave every input up to $16L$ unscaled."
     )
     assert "Dynamic NTK leaves inputs up to the trained length" not in page and "Call it $L_{" not in page
     assert stated in " ".join(page.split())
@@ -1581,8 +1603,8 @@ def test_transformers_dynamic_l_is_the_stored_length():
         _section_main_line(page, "## Static and dynamic")
         .rstrip()
         .endswith(
-            "So had Llama 3.1's file named `dynamic` instead of `llama3`, no input up to its declared length, $16L$,"
-            " would be scaled."
+            "In Llama 3.1's file, for example, `dynamic` in place of `llama3` would leave every input up to $16L$"
+            " unscaled."
         )
     )
     # fix pass 267 (read r266 #1): "the length of the input so far, its highest position plus one", as transformers'
@@ -1603,7 +1625,8 @@ def test_transformers_dynamic_l_is_the_stored_length():
     )
     assert merged in details and "A hypothetical case" not in page and "if it named" not in page
     flat = " ".join(page.split())
-    assert flat.count("named `dynamic`") == 1 and flat.count("to `dynamic` in Llama 3.1's file") == 1  # twice in all
+    # fix pass 272 (read r269b #4): the main line's what-if now reads "`dynamic` in place of `llama3`"
+    assert flat.count("`dynamic` in place of `llama3`") == 1 and flat.count("to `dynamic` in Llama 3.1's file") == 1
     assert MODEL_ROPE_CONFIGS["llama-3.1-8b"]["rope_scaling"]["rope_type"] == "llama3"  # "if it named `dynamic`"
     # "would scale only inputs longer than 16L": a fresh module on that file, at an input of 2L, keeps the plain
     # frequencies, while dynamic NTK with the trained length divides the slowest pair by 9 there (above)
@@ -1970,7 +1993,8 @@ def test_dynamic_main_line_shows_the_fixed_divisor_at_short_inputs_and_the_dynam
         # words, then the declared length; the formula and the 9 at twice that length are the first block's table
         " Dynamic NTK leaves inputs up to a set length unscaled, and beyond that length slows every pair but the"
         " fastest, more the longer the input. Transformers' `dynamic` takes that length from"
-        " `max_position_embeddings`, the declared length $L_{\\text{decl}}$, which can exceed the trained length."
+        # fix pass 272 (read r269b #4): "not from the trained length", the rule, before Llama 3.1's example
+        " `max_position_embeddings`, the declared length $L_{\\text{decl}}$, not from the trained length."
         # fix pass 227 (read r226 #1) put the block's 9 and 2 at 2L on the main line; structural pass 249 (reads r248
         # #3 and r248b #3: the example's arithmetic hid the section's idea) returned them to the block's table
     )
@@ -3059,8 +3083,9 @@ def test_reading_code_dynamic_on_llama31_file_and_llama4_tau():
     # fix pass 266 (read r265b #3: the what-if now says which rule `dynamic` would replace)
     assert (
         # fix pass 267 (reads r266 #2 and r266b #5): "its declared length, 16L"
-        "So had Llama 3.1's file named `dynamic` instead of `llama3`, no input up to its declared length, $16L$, would"
-        " be scaled." in " ".join(page.split())
+        # fix pass 272 (read r269b #4, unclear: a counterfactual carried the rule): the example follows the rule
+        "In Llama 3.1's file, for example, `dynamic` in place of `llama3` would leave every input up to $16L$"
+        " unscaled." in " ".join(page.split())
     )
     # Llama 4's attention builds tau's positions from the cache length plus the token index, never from position_ids
     source = inspect.getsource(modeling_llama4.Llama4TextAttention.forward)
@@ -3412,7 +3437,10 @@ def test_query_scales_are_defined_where_the_run_time_cases_use_them():
     # back to it
     # fix pass 265 (reads r264 #3 and r264b #2): no formula on the main line again, Ministral 3's scale in words; the
     # block's bullet gives the formula itself
-    assert "\\lfloor" not in main and main.count("Ministral 3") == 1 and "Llama 4" not in main, main
+    # fix pass 272 (reads r269a #3 and r269b #2): Llama 4 named again, once, scoped to its layers without RoPE (its
+    # scale's branch runs only there: checked below), beside Ministral 3; both scales grow in steps (checked below)
+    assert "\\lfloor" not in main and main.count("Ministral 3") == 1 and main.count("Llama 4") == 1, main
+    assert "Llama 4, in its layers without RoPE, and Ministral 3 multiply each query by a *query scale*" in main
     # fix pass 266 (read r265b #2): a fourth short sentence, what both mechanisms do to the logits
     assert len(re.split(r"(?<=\.) (?=[A-Z])", defined)) == 4  # four short sentences
     said = "by $1 + \\beta \\ln(1 + \\lfloor p/L \\rfloor)$. Here $\\beta$ is `llama_4_scaling_beta`, $p$"
@@ -3490,7 +3518,8 @@ def test_query_scales_are_defined_where_the_run_time_cases_use_them():
         q = torch.arange(0, 3 * length)[None]
         scale = module.get_llama_4_attn_scale(q, beta, length).flatten()
         # the block's formula, 1 + beta ln(1 + floor(p/L)), with p the `position_ids` and L the field, and the main
-        # line's "1 for the first L positions and grows by a step at each multiple of L" (beta > 0, above)
+        # line's "grows in steps with the position": 1 for the first L positions, a step at each multiple of L
+        # (beta > 0, above)
         assert "get_llama_4_attn_scale( position_ids," in forward, module.__name__
         assert 'self.config.rope_parameters.get("original_max_position_embeddings")' in forward, module.__name__
         p = torch.arange(0, 3 * length, dtype=torch.float64)
@@ -4255,7 +4284,15 @@ def test_temperature_main_line_says_deepseek_moves_the_sharpening_to_the_softmax
     # fix pass 258 (reads r256 #2, r256b #1): half a sentence, "Others, such as DeepSeek-V3, enlarge the softmax
     # scale": DeepSeek-V3's file, YaRN with factor 40 and both fields 1, multiplies the softmax scale by m(40, 1)^2,
     # about 1.87, more than 1 (the block's worked example, checked in this test's DeepSeek part)
-    said = "Others, such as DeepSeek-V3, enlarge the softmax scale."
+    # fix pass 272 (reads r269a #3 and r269b #2, unclear: "softmax scale" was defined only in the block): the term
+    # defined where the main line uses it, "the number that multiplies q . k before the softmax: by default, one over
+    # the square root of the query's width" (checked below on a tiny DeepSeek-V3: without `yarn` its `scaling` is
+    # qk_head_dim^-0.5, the query's width per head being qk_head_dim, and its eager attention multiplies q . k by it
+    # before the softmax; with V3's `yarn` dict it is larger)
+    said = (
+        "DeepSeek-V3 enlarges its *softmax scale*, the number that multiplies $q \\cdot k$ before the softmax: by"
+        " default, one over the square root of the query's width."
+    )
     assert said in main and "attention_scaling" not in main and "1.87" not in main, main
     assert (0.1 * math.log(40) + 1) ** 2 > 1.8
     assert "`mscale_all_dim`" not in main and "m(s, \\mu)" not in main and "\\mu_1" not in main, main
@@ -4342,6 +4379,15 @@ def test_temperature_main_line_says_deepseek_moves_the_sharpening_to_the_softmax
     assert math.isclose(other.layers[0].self_attn.scaling / config.qk_head_dim**-0.5, m(2.0) ** 2, rel_tol=1e-12)
     on_softmax = model.layers[0].self_attn.scaling / config.qk_head_dim**-0.5
     assert math.isclose(on_softmax, (0.1 * math.log(40) + 1) ** 2, rel_tol=1e-12)  # m(40, 1)^2 on every logit
+    # fix pass 272: the main line's "by default, one over the square root of the query's width": unscaled, the
+    # scale is qk_head_dim^-0.5, and each head's query, from q_proj, is qk_head_dim wide; "enlarges": V3's is larger
+    plain_ds = ds3.DeepseekV3Model(DeepseekV3Config(**tiny)).layers[0].self_attn
+    assert plain_ds.config.rope_parameters["rope_type"] == "default"
+    assert plain_ds.scaling == config.qk_head_dim**-0.5 and config.qk_head_dim == 24
+    assert plain_ds.q_proj.out_features == config.num_attention_heads * config.qk_head_dim
+    assert model.layers[0].self_attn.scaling > plain_ds.scaling
+    eager = " ".join(inspect.getsource(ds3.eager_attention_forward).split())
+    assert eager.index("torch.matmul(query, key_states.transpose(2, 3)) * scaling") < eager.index("softmax(")
     # the block's worked example, from the tiny model's rotary factor and softmax scale
     stated = (
         f"Transformers multiplies cos and sin by $m(40, 1)/m(40, 1) = {rotary.attention_scaling:.0f}$. The softmax"
@@ -4367,9 +4413,10 @@ def test_temperature_main_line_says_deepseek_moves_the_sharpening_to_the_softmax
     # fix pass 265 (reads r264 #3 and r264b #2): the paragraph keeps three short sentences, and ends on DeepSeek's
     # softmax scale; the blocks follow it directly
     # fix pass 266 (read r265b #2): the paragraph ends on what both mechanisms share, after DeepSeek's softmax scale
+    # fix pass 272 (reads r269a #3 and r269b #2): DeepSeek's sentence now defines the softmax scale
     ends = (
-        "Others, such as DeepSeek-V3, enlarge the softmax scale. Both multiply the logits, as the attention factor's"
-        " square does."
+        "one over the square root of the query's width. Both multiply the logits, as the attention factor's square"
+        " does."
     )
     assert main.rstrip().endswith(ends)
     assert page.index(said) < page.index(stated)
@@ -5093,6 +5140,158 @@ def test_ramped_band_slows_a_pair_more_the_fewer_times_it_turns():
     assert all(a < b for a, b in zip(by, by[1:])), by  # "the more it is slowed"
 
 
+def test_ramp_rule_on_the_main_line_llama3_in_turns_yarn_in_the_pair_index():
+    """A worked configuration, main line (fix pass 272, reads r269a #2 and r269b #8, unclear: the divisors 1.2 and 5.3
+    could not be checked from the main line, and `yarn`'s ramp in the pair index was a block's alone): "A ramped pair's
+    new frequency is a weighted mean of theta_i and theta_i/s, whose weight on theta_i grows linearly with its turns in
+    L, from 0 at `low_freq_factor` to 1 at `high_freq_factor`. Transformers' `yarn` blends the same two frequencies,
+    but its weight is linear in the pair index, not in the turns." Checked in transformers 5.24: `llama3` on Llama
+    3.1's fields gives every pair exactly that mean, with the weight clamped to 0 and 1 outside the bounds (1 and 4
+    turns), and it yields the pairs table's 1.2 and 5.3; `_compute_yarn_parameters` blends the same two frequencies
+    with `linear_ramp_factor` over the pair index between the correction range's ends, so its weight falls by one step
+    per pair across the ramp while the turns fall by a constant ratio, and the same weight is not linear in the
+    turns."""
+    section = " ".join(_section_main_line(_page(), "## A worked configuration").split())
+    said = (
+        "the more it is slowed. A ramped pair's new frequency is a weighted mean of $\\theta_i$ and $\\theta_i/s$,"
+        " whose weight on $\\theta_i$ grows linearly with its turns in $L$, from 0 at `low_freq_factor` to 1 at"
+        " `high_freq_factor`. Transformers' `yarn` blends the same two frequencies, but its weight is linear in the"
+        " pair index, not in the turns."
+    )
+    assert said in section
+    # beside the bands' table, before the pairs' table whose divisors it lets the reader check
+    assert section.index("| divided | fewer than `low_freq_factor`") < section.index(said)
+    assert (
+        section.index(said)
+        < section.index("| 29 | 3.4 | ramped | 1.2 |")
+        < section.index("| 34 | 1.2 | ramped | 5.3 |")
+    )
+    pytest.importorskip("transformers", minversion="5.24")  # the book's version
+    from transformers import LlamaConfig
+    from transformers.modeling_rope_utils import (
+        ROPE_INIT_FUNCTIONS,
+        _compute_llama3_parameters,
+        _compute_yarn_parameters,
+    )
+
+    d, base, L, s = 128, 500_000.0, 8192, 8.0
+    low, high = LLAMA31_SCALING["low_freq_factor"], LLAMA31_SCALING["high_freq_factor"]
+    assert (low, high, LLAMA31_SCALING["factor"]) == (1.0, 4.0, s)
+    theta = base ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)
+    turns = L * theta / (2 * math.pi)
+    # the rule: w = (r - low)/(high - low), 0 at low, 1 at high, clamped outside; new = w theta + (1 - w) theta / s
+    weight = ((turns - low) / (high - low)).clamp(0, 1)
+    rule = weight * theta + (1 - weight) * theta / s
+    torch.testing.assert_close(_llama31_llama3_freqs().double(), rule, rtol=2e-6, atol=0)
+    source = " ".join(inspect.getsource(_compute_llama3_parameters).split())
+    assert "smooth_factor = (old_context_len / wavelen - low_freq_factor) / (high_freq_factor - low_freq_factor)" in (
+        source
+    )
+    assert "(1 - smooth_factor) * inv_freq_llama / factor + smooth_factor * inv_freq_llama" in source
+    # the pairs table's divisors, from the rule alone
+    divisor = theta / rule
+    assert f"{float(divisor[29]):.1f}" == "1.2" and f"{float(divisor[34]):.1f}" == "5.3", divisor[29:35]
+    ramped = [i for i in range(d // 2) if 0 < float(weight[i]) < 1]
+    assert ramped == list(range(29, 35)), ramped
+    # `yarn`: the same two frequencies, a weight linear in the pair index (one step per pair), not in the turns
+    scaling = {"rope_type": "yarn", "factor": s, "original_max_position_embeddings": L}
+    config = LlamaConfig(rope_theta=base, max_position_embeddings=16 * L, rope_scaling=scaling)
+    inv, _ = ROPE_INIT_FUNCTIONS["yarn"](config, "cpu")
+    yarn_weight = (inv.double() - theta / s) / (theta - theta / s)  # 1 kept, 0 divided
+    assert bool((yarn_weight > -1e-5).all()) and bool((yarn_weight < 1 + 1e-5).all())
+    inside = [i for i in range(d // 2) if 1e-4 < float(yarn_weight[i]) < 1 - 1e-4]
+    assert len(inside) >= 10 and inside == list(range(inside[0], inside[-1] + 1)), inside
+    w = yarn_weight[inside]
+    steps = w[:-1] - w[1:]
+    assert bool(((steps - steps[0]).abs() < 1e-4).all()) and float(steps[0]) > 0, steps  # linear in the index
+    # not linear in the turns: the weight per turn changes by far more than rounding along the ramp
+    per_turn = (w[:-1] - w[1:]) / (turns[inside][:-1] - turns[inside][1:])
+    assert float(per_turn.max() / per_turn.min()) > 10, per_turn
+    yarn_source = " ".join(inspect.getsource(_compute_yarn_parameters).split())
+    assert "linear_func = (torch.arange(dim, dtype=torch.float32) - min) / (max - min)" in yarn_source
+    assert "inv_freq_extrapolation_factor = 1 - linear_ramp_factor(low, high, dim // 2)" in yarn_source
+    assert (
+        "inv_freq_interpolation * (1 - inv_freq_extrapolation_factor) + inv_freq_extrapolation *"
+        " inv_freq_extrapolation_factor" in yarn_source
+    )
+
+
+def test_run_time_main_line_names_the_four_cases_and_the_cache():
+    """Positions at run time, main line (fix pass 272, reads r269a #4 and r269b #7, unclear: the main line named only
+    the query scales, so a reader of a Llama-style model could conclude that `position_ids` do not matter): "`dynamic`
+    and `longrope` choose frequencies from the batch's highest position, and angles your own code forms in bfloat16
+    round more at higher positions", beside Ministral 3's and Llama 4's query scales, so the main line names the same
+    four cases as the block's table; and "During generation, a rule whose frequencies change with the length leaves
+    the cached keys rotated at the old ones." Checked: bfloat16's largest rounding of a position doubles with each
+    octave of positions; transformers 5.24's `dynamic` and `longrope` recompute `inv_freq` from torch.max(position_ids)
+    + 1 (test_dynamic_and_longrope_switch_every_row_once_the_highest_position_reaches_their_field), and Llama's
+    attention rotates the keys before `cache.update` stores them
+    (test_opening_says_what_the_page_covers_and_where_rope_sits_in_llamas_code), so keys cached before a switch keep
+    their old rotation: shown here on a tiny `dynamic` Llama."""
+    page = _page()
+    main = " ".join(_section_main_line(page, "## Positions at run time").split())
+    said = (
+        "`dynamic` and `longrope` choose frequencies from the batch's highest position, and angles your own code forms"
+        " in bfloat16 round more at higher positions."
+    )
+    assert said in main
+    rows = re.findall(r"^\| ([^|]+) \| (?:removed|reduced|remains): ", _raw(), re.M)
+    assert len(rows) == 4, rows
+    # each row's case, as the main line names it
+    names = {
+        "angles your own code forms at low precision": "angles your own code forms in bfloat16",
+        "Ministral 3's and Mistral 4's query scale": "Ministral 3's query scale",
+        "`dynamic` and `longrope`, which set every row's frequencies from the batch's highest position": (
+            "`dynamic` and `longrope` choose frequencies from the batch's highest position"
+        ),
+        "Llama 4's query scale": "Llama 4 also scales its queries by position",
+    }
+    assert sorted(r.strip() for r in rows) == sorted(names), rows
+    assert all(name in main for name in names.values()), main
+    cached = (
+        "During generation, a rule whose frequencies change with the length leaves the cached keys rotated at the old"
+        " ones."
+    )
+    assert main.rstrip().endswith(cached)
+    assert (
+        "Hugging Face's caches keep RoPE's keys rotated, so a scaling that changes the frequencies with the length"
+        in page
+    )
+    # "round more at higher positions": bfloat16's largest rounding of a whole position doubles with each octave
+    positions = torch.arange(256, 8192, dtype=torch.float64)
+    rounding = (positions.to(torch.bfloat16).double() - positions).abs()
+    worst = [float(rounding[(positions >= 2**k) & (positions < 2 ** (k + 1))].max()) for k in range(8, 13)]
+    assert all(b == 2 * a for a, b in zip(worst, worst[1:])) and worst[0] == 1.0, worst  # 1, 2, 4, 8, 16
+    pytest.importorskip("transformers", minversion="5.24")  # the book's version
+    from transformers import DynamicCache, LlamaConfig, LlamaForCausalLM
+
+    torch.manual_seed(0)
+    config = LlamaConfig(
+        vocab_size=32,
+        hidden_size=32,
+        intermediate_size=32,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        max_position_embeddings=8,
+        rope_scaling={"rope_type": "dynamic", "factor": 2.0},
+    )
+    model = LlamaForCausalLM(config).eval()
+    ids = torch.randint(0, 32, (1, 12))
+    rotary = model.model.rotary_emb
+    with torch.no_grad():
+        cache = DynamicCache(config=config)
+        model(ids[:, :6], cache=cache, use_cache=True)  # 6 tokens, below the declared 8: unscaled
+        assert torch.equal(rotary.inv_freq, rotary.original_inv_freq)
+        early_keys = cache.layers[0].keys.clone()
+        model(ids[:, 6:], cache=cache, use_cache=True)  # 12 tokens: `dynamic` slows the frequencies
+        assert not torch.equal(rotary.inv_freq, rotary.original_inv_freq)
+        # the first 6 cached keys keep the rotation of the old frequencies
+        torch.testing.assert_close(cache.layers[0].keys[:, :, :6], early_keys, rtol=0, atol=0)
+        fresh = DynamicCache(config=config)
+        model(ids, cache=fresh, use_cache=True)  # all 12 at once, rotated at the new frequencies
+        assert float((fresh.layers[0].keys[:, :, 1:6] - early_keys[:, :, 1:6]).abs().max()) > 1e-4
+
+
 def test_full_attention_interval_row_says_transformers_turns_it_into_layer_types():
     """The field table's Qwen row (read r197: the neighbouring rows say what transformers does with their fields):
     "`full_attention_interval` | Qwen3-Next's field: one layer in this many is full softmax attention with RoPE, 4 by
@@ -5519,7 +5718,7 @@ def test_port_check_compares_cos_and_sin_with_the_loaded_model():
     assert checking.index(intro) < checking.index(" ".join(code.split()[:4])) and "my_cos_sin(position_ids)" not in main
     # structural pass 217 (read r216: evidence on the main line): the off-by-one claim moved into a block right under
     # the snippet, scoped to the worked configuration at the snippet's positions, with its small margin
-    catches = _collapsed("The check's tolerance, and a port off by one in L that it fails")
+    catches = _collapsed("The check's tolerance, and what it is meant to catch")  # fix pass 272 (r269a #5, r269b #1)
     # fix pass 230 (read r228 #2: "two unexplained constants"): the block opens with the tolerance's reason and the
     # correct port's margin, checked below ("a correct port computed in float64 stays under a third of the
     # tolerance in each call": right < 0.3 * tolerance on Llama 3.1's fields, in both calls)
@@ -5531,13 +5730,23 @@ def test_port_check_compares_cos_and_sin_with_the_loaded_model():
     )
     opened = catches[catches.index("</summary>") + len("</summary>") :].strip()
     assert opened.startswith(tolerance_said), opened[:200]
+    # fix pass 272 (reads r269a #5 and r269b #1, machine-dependent: "the check even fails" an off-by-one port read as
+    # a guarantee, on a margin of 1.35): what the check is meant to catch comes first (checked below on the worked
+    # configuration: a wrong bound, factor or L, or an interleaved table, each leaves a gap over 100 tolerances in the
+    # call above L); the off-by-one failure follows, "but only by a small margin"
+    meant = (
+        "The check is meant to catch a wrong bound, factor or $L$, and a table in the wrong layout. On the worked"
+        " configuration, each leaves a gap over a hundred times the tolerance in the call above $L$."
+    )
+    assert meant in catches, catches
     off_by_one_said = (
         # fix pass 240 (read r239 #7: the "fails" half rests on float32 CPU rounding; a GPU's cos may differ by an ulp)
-        "On the worked configuration, at these positions and on CPU, the check even fails a port that counts a pair's"
-        " turns over $L - 1$ positions, training's largest distance, instead of $L$. That port sorts the pairs into the"
-        " same bands but shifts the ramped pairs' divisors slightly. The margin is small: in each call, the"
+        "On the worked configuration, at these positions and on CPU, the check also fails a port that counts a pair's"
+        " turns over $L - 1$ positions, training's largest distance, instead of $L$, but only by a small margin. That"
+        " port sorts the pairs into the same bands but shifts the ramped pairs' divisors slightly. In each call, the"
         " off-by-one port's largest gap is under twice the check's tolerance."
     )
+    assert catches.index(meant) < catches.index(off_by_one_said)
     assert off_by_one_said in catches and "$L - 1$" not in main, catches
     assert page.count("print(all(matches)) # True") == 1
     assert page.index("print(all(matches)) # True") < page.index(off_by_one_said)
@@ -5547,20 +5756,21 @@ def test_port_check_compares_cos_and_sin_with_the_loaded_model():
     # yet fails an off-by-one port, turns counted over L - 1 (checked below on both models)
     assert "matches.append(gap < 2e-7 * int(position_ids.max()) + 1e-6)" in code
 
-    def port(b, d, L, s, wrong=None, turns_over=None):
-        """Your port's cos and sin, from the page's `llama3` formulas, optionally with one pair's frequency wrong or
-        with the turns counted over another length than L."""
+    def port(b, d, L, s, wrong=None, turns_over=None, low=1.0, high=4.0, interleaved=False):
+        """Your port's cos and sin, from the page's `llama3` formulas, optionally with one pair's frequency wrong,
+        with the turns counted over another length than L, with other bounds, or laid out interleaved."""
 
         def my_cos_sin(position_ids):
             i = torch.arange(d // 2, dtype=torch.float64)
             theta = b ** (-2 * i / d)
             turns = (L if turns_over is None else turns_over) * theta / (2 * math.pi)
-            w = ((turns - 1.0) / (4.0 - 1.0)).clamp(0, 1)  # 1 kept, 0 divided, the blend between
+            w = ((turns - low) / (high - low)).clamp(0, 1)  # 1 kept, 0 divided, the blend between
             new = w * theta + (1 - w) * theta / s
             if wrong is not None:  # the other band's value for this pair
                 new[wrong] = theta[wrong] / s if w[wrong] > 0.5 else theta[wrong]
             angles = position_ids[..., None].double() * new
-            emb = torch.cat((angles, angles), dim=-1)  # the half layout
+            # the half layout, or each angle twice in a row, as an interleaved port lays its table out
+            emb = angles.repeat_interleave(2, dim=-1) if interleaved else torch.cat((angles, angles), dim=-1)
             return emb.cos().float(), emb.sin().float()
 
         return my_cos_sin
@@ -5624,7 +5834,7 @@ def test_port_check_compares_cos_and_sin_with_the_loaded_model():
     # the page's two calls, above L and below; measured on x86 with transformers 5.24: the correct port's gap is at
     # most 0.2 of the tolerance in each call (a margin of 5), and the off-by-one port's (Llama 3.1's turns counted over
     # L - 1, its ramped frequencies off by up to 2.3e-4 relative) at least 1.28 times it (0.0099 against 0.0066 at 4L)
-    # and under twice it (the block's "The margin is small: ... under twice the check's tolerance")
+    # and under twice it (the block's "but only by a small margin ... under twice the check's tolerance")
     for position_ids in (torch.tensor([[8192 + 1, 2 * 8192, 4 * 8192]]), torch.tensor([[8192 // 2]])):
         cos, sin = rotary(torch.zeros(1), position_ids)
         tolerance = 2e-7 * int(position_ids.max()) + 1e-6
@@ -5635,6 +5845,19 @@ def test_port_check_compares_cos_and_sin_with_the_loaded_model():
             gaps.append(max(float((cos - my_cos).abs().max()), float((sin - my_sin).abs().max())))
         right, off_by_one = gaps
         assert 0 < right < 0.3 * tolerance < tolerance < off_by_one < 2 * tolerance, (position_ids, right, off_by_one)
+        if int(position_ids.max()) > 8192:  # fix pass 272: "what it is meant to catch", in the call above L
+            wrongs = {
+                "a wrong bound": dict(high=3.0),
+                "the other wrong bound": dict(low=2.0),
+                "a wrong factor": dict(s=4.0),
+                "a wrong L": dict(turns_over=4096),
+                "a table in the wrong layout": dict(interleaved=True),
+            }
+            for name, wrong in wrongs.items():
+                kwargs = {"b": 500_000.0, "d": 128, "L": 8192, "s": 8.0, **wrong}
+                my_cos, my_sin = port(**kwargs)(position_ids)
+                gap = max(float((cos - my_cos).abs().max()), float((sin - my_sin).abs().max()))
+                assert gap > 100 * tolerance, (name, gap / tolerance)  # "over a hundred times the tolerance"
     # read r204: the position below L, in a call of its own. A `longrope` port must pick the short list up to L and
     # the long one beyond, as transformers does from a call's highest position; a port with a wrong short list passes
     # a check at positions above L alone, and fails the page's check. With the right lists the page's check prints True
@@ -5908,19 +6131,23 @@ def test_scaling_rules_are_called_static_as_the_chapters_call_them():
 
 
 def test_partial_rotary_d_is_the_rotated_width():
-    """Worked configuration, main line (fix pass 264, read r263 #5, unclear: the page never said on its main line that
+    """Worked configuration, the first bullet of "Fine print on the bands" since fix pass 272 (read r269a #1), on the
+    main line from fix pass 264 (read r263 #5, unclear: the page never said that
     the d in b^(-2i/d) is the rotated width when `partial_rotary_factor` is below 1): "In a model that rotates only
     part of each head, as `partial_rotary_factor` sets, plain RoPE and most scaling rules take $d$ as the width of that
     part." Checked in transformers 5.24: the rotary modules of GPT-NeoX, Phi, StableLM, Persimmon, GLM and
     Qwen3-Next, in their default configurations (shares 0.25 and 0.5), hold b^(-2i/d_rot) with d_rot = int(head width
     * share); `linear`, `dynamic`, `yarn`, `llama3` and `longrope` space their unscaled pairs the same way (pair 1 over
     pair 0 is b^(-2/d_rot)); `proportional`, the exception that makes it "most", spaces them over the whole head."""
+    # fix pass 272 (read r269a #1, unclear: a caveat inside the defining paragraph, before any band): the sentence
+    # moved, unchanged, to the first bullet of "Fine print on the bands"; the main line defines d as the head width
     section = _section_main_line(_page(), "## A worked configuration")
-    assert (
-        "for the base $b$ and head width $d$. In a model that rotates only part of each head, as"
-        " `partial_rotary_factor` sets, plain RoPE and most scaling rules take $d$ as the width of that part."
-        in section
-    )
+    assert "for the base $b$ and head width $d$. `llama3` counts" in section and "partial_rotary_factor" not in section
+    fine = _collapsed("Fine print on the bands")
+    assert fine.split("</summary> ", 1)[1].startswith(
+        "- In a model that rotates only part of each head, as `partial_rotary_factor` sets, plain RoPE and most scaling"
+        " rules take $d$ as the width of that part."
+    ), fine[:300]
     pytest.importorskip("transformers", minversion="5.24")  # the book's version
     import importlib
 
@@ -6364,11 +6591,21 @@ def test_bfloat16_figure_draws_the_three_paths():
     # one the key at 0, whose distance back is the query's position; recomputed here from the angles of an explicit
     # key position for each query, then the errors: on the right both bfloat16 paths reach 3 radians, on the left only
     # the path that grows with the position does, while model.to's stays under a hundredth
+    # fix pass 272 (reads r269a #6 and r269b #3, unclear: how to read the two panels came after the bullets): right
+    # after the figure, before the bullets, with the two growths named first and the two bfloat16 lines by colour
+    # (the script's PATHS: model.to orange, bfloat16 angles blue)
     said = (
-        "In the right panel, the key's distance back and the query's position grow together, so both bfloat16 errors"
-        " climb. Only the left panel, a key one back, tells the two growths apart."
+        "An error can grow with the key's distance back or with the query's position. In the right panel the two grow"
+        " together, so both bfloat16 lines, orange and blue, climb. Only the left panel, a key one back, tells the two"
+        " growths apart."
     )
-    assert said in _section_all_main(page, "## bfloat16 frequencies")
+    bf16_main = _section_main_line(page, "## bfloat16 frequencies")
+    figure_end = bf16_main.index('the green line stays near 0.">')
+    assert figure_end < bf16_main.index(said) < bf16_main.index("- After `model.to`")
+    colours = {key: colour for key, _, colour, _ in fig.PATHS}
+    assert colours["model_to"] == "#D55E00" and colours["bf16_angles"] == "#0072B2"  # Okabe-Ito orange and blue
+    # fix pass 272 (read r269a #6, unclear: 512 and 650 could not be read off the axis): a tick at 512, on both panels
+    assert 512 in fig.X_TICKS and ">512</text>" in stored and stored.count(">512</text>") == 2
     assert [panel for panel, _, _ in fig.PANELS] == ["one_back", "from_zero"]
     assert fig.PLOTS[0][2] < fig.PLOTS[1][0]  # the first panel is drawn on the left
     assert fig.PANELS[0][1] == "a key one token back" and fig.PANELS[1][1] == "the key at position 0"

@@ -8945,7 +8945,11 @@ def test_glossary_worked_examples():
         "| *dynamic NTK* | keeps pair 0, divides the slowest by 9 and each pair between by less | 9 at this length,"
         # fix pass 242 (reads r239 #5 and r241 #2: the cell alone read as transformers' `dynamic` on Llama 3.1's file,
         # which starts from the declared 16L and leaves 2L unscaled; the block below says so): the L it starts from
-        " scaling from $L$ = 8 192 |"
+        # fix pass 272 (glossary read r269b #6, unclear: the cell sat beside `llama3` and YaRN as if Llama 3.1 could
+        # run it): scaling from the trained length, which Llama 3.1's own file would not do (checked in
+        # tests/test_glossary_page.py)
+        " scaling from the trained length, 8 192; with Llama 3.1's own file, transformers' `dynamic` would not scale"
+        " this input |"
     )
     assert worked in glossary, worked
     assert (
