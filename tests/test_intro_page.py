@@ -2341,8 +2341,10 @@ def test_the_code_block_points_to_reading_model_code_for_partial_rotary_and_qk_n
     )
     c10 = chapter("10_rope_today")  # MLA's decoupled RoPE: a rotary query per head, one rotary key for all heads
     assert "a small rotary query $q^R_m$ per head and one *rotary key* $k^R_n$ per token, shared by all heads" in c10
-    assert "`model.to(torch.bfloat16)` rounds RoPE's frequencies, `inv_freq`, along with the weights;" in reading
-    assert "`from_pretrained(..., dtype=torch.bfloat16)` keeps them in float32. Prefer the latter," in reading
+    # fix pass 273 (read r270b #3, unclear: Reading model code's bfloat16 section now opens with the load lesson): the
+    # two load paths, as that section's first two sentences say them
+    assert "Load a model in bfloat16 with `from_pretrained(..., dtype=torch.bfloat16)`, not with" in reading
+    assert "The first keeps RoPE's frequencies, `inv_freq`, in float32; the second rounds them" in reading
     assert "It also covers positions at run time: `position_ids`, left padding and packed documents." in text
     run_time = reading[reading.index("## Positions at run time") : reading.index("## Notes for reading code")]
     assert "Without `position_ids`, left-padding shifts a padded row's positions up by its pad count." in run_time
