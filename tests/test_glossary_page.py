@@ -51,10 +51,12 @@ DYN = "The worked example's dynamic NTK: its 9"
 #: alone read as transformers' `dynamic` on Llama 3.1's file) named the L it starts from; fix pass 272 (read r269b #6,
 #: unclear: the cell still sat beside `llama3` and YaRN as if Llama 3.1 could run it) says so plainly: it scales from
 #: the trained length, and with Llama 3.1's file, whose declared length is 16L, transformers' `dynamic` would not scale
-#: this input (checked in test_worked_example_reads_the_trained_length_and_the_shipped_config_a_larger_one)
+#: this input (checked in test_worked_example_reads_the_trained_length_and_the_shipped_config_a_larger_one); fix pass
+#: 274 (read r271b #3, unclear: "with Llama 3.1's own file, transformers' `dynamic`" read as a fact about Llama 3.1,
+#: whose file names `llama3`): the counterfactual explicit, "run as `dynamic`"
 DYN_NTK_CELL = (
-    "9 at this length, scaling from the trained length, 8 192; with Llama 3.1's own file, transformers' `dynamic`"
-    " would not scale this input"
+    "9 at this length, scaling from the trained length, 8 192; run as `dynamic` with Llama 3.1's own file,"
+    " transformers would not scale this input"
 )
 #: the summary of the first collapsed block under the "Longer inputs" term table
 MORE_LONGER = "More on NTK-by-parts, Self-Extend, PoSE, passkey retrieval and sliding-window evaluation"
@@ -124,12 +126,21 @@ FASTEST_PAIR_LINES = (
     # the block's Llama 3.1 example stays there (test_main_line_says_rules_that_keep_the_fastest_pairs_slow_others)
     # fix pass 268 (read r267 #2, unclear: "the slower fast pairs" read as a contradiction): the fast pairs that turn
     # fewest times
-    " Such rules can still slow the fast pairs that turn fewest times, so not every fast pair is *kept*."
+    " Such rules can still slow the fast pairs that turn fewest times, so not every fast pair is *kept*,"
+    # fix pass 274 (reads r271a #3 and r271b #2, unclear: *kept* used on the main line before its row defines it):
+    # its meaning where it first appears, the row's "leaves unchanged" (checked in
+    # test_main_line_says_rules_that_keep_the_fastest_pairs_slow_others)
+    " left at its trained frequency."
 )
 #: the main line's example right after :data:`FASTEST_PAIR_LINES` (fix pass 272, read r269b #3, unclear: the hardest
 #: sentence's example was only in a block): its numbers derived in
 #: :func:`test_main_line_example_of_a_fast_pair_that_llama3_does_not_keep`
 LLAMA_FAST_NOT_KEPT = "In Llama 3.1's head, pairs 0 to 34 are fast, but its rule, `llama3`, keeps only pairs 0 to 28."
+#: the sentence right before :data:`LLAMA_FAST_NOT_KEPT` (fix pass 274, reads r271a #3 and r271b #2, unclear: the main
+#: line's example named Llama 3.1's head, which only the collapsed worked example described): the head in words, its
+#: width, base and trained length, checked against posenc's copy of Llama 3.1's config and the worked example in
+#: :func:`test_main_line_example_of_a_fast_pair_that_llama3_does_not_keep`
+LLAMA_HEAD = "Llama 3.1 has heads 128 wide, a base of half a million and a trained length of 8 192 tokens."
 #: the sentence right after :data:`LLAMA_FAST_NOT_KEPT` (fix pass 273, read r270b #2, unclear: the example gave no
 #: reason why pairs 29 to 34 are not kept); "*ramps*" is the ramp row's, further down; derived in
 #: :func:`test_main_line_example_of_a_fast_pair_that_llama3_does_not_keep`
@@ -213,7 +224,12 @@ SCALES_OPENING = (
     # fix pass 268 (read r267 #1, overstated: with a bias added to the logit, as ALiBi's or T5's, or a soft-cap after
     # the scale, as Gemma 2's, a larger multiplier can flatten attention): the rule narrowed to a logit that is q . k
     # times the multipliers alone (checked in test_a_larger_multiplier_sharpens_only_a_logit_of_multipliers_alone)
-    r"Each row below is one multiplier of \$q \\cdot k\$ before the softmax\. Where the logit is \$q \\cdot k\$"
+    # fix pass 274 (reads r271a #6 and r271b #5, unclear: "one multiplier of q . k" for every row, though the attention
+    # factor's row and block give conditions without which no single multiplier exists): multiplies or divides, and
+    # the attention factor only under its row's conditions (checked in
+    # test_attention_factor_multiplies_the_logits_by_its_square_in_a_fully_rotated_head)
+    r"Each row below multiplies or divides \$q \\cdot k\$ before the softmax; the \*attention factor\* does so only"
+    r" under the conditions its row gives\. Where the logit is \$q \\cdot k\$"
     r" times these multipliers alone, a"
     r" (larger|smaller) multiplier"
     r" (sharpens|flattens) attention: the top-scoring (key gets|keys get) (more|less) of the weight\."
@@ -956,7 +972,11 @@ def test_a_larger_multiplier_never_flattens_attention():
     # says the power alone; the conditions are the row's and the block's (checked just below)
     # fix pass 273 (reads r270a #5 and r270b #3, unclear: the square and its conditions crowded the lesson): the main
     # line no longer names the attention factor; its square and both conditions are the row's and the block's
-    assert lead.count("attention factor") == 0 and lead.count("fully rotated") == 0, lead
+    # fix pass 274 (reads r271a #6 and r271b #5, unclear: "one multiplier" for every row, though the attention factor's
+    # is one only under conditions): the first sentence names it once, with no square and no conditions, which stay the
+    # row's and the block's
+    assert lead.count("attention factor") == 1 and lead.count("fully rotated") == 0, lead
+    assert "; the *attention factor* does so only under the conditions its row gives." in " ".join(lead.split()), lead
     assert "Llama 3.1" not in lead and lead.count("QK-norm") == 0, lead
     # fix pass 266 (reads r265 #2 and r265b #1, unclear: the conditions stacked before the table): one sentence; the
     # mechanism, cos and sin, is the row's meaning, and the example at s = 8 is the block's
@@ -1110,8 +1130,9 @@ def test_a_larger_multiplier_sharpens_only_a_logit_of_multipliers_alone():
     ((larger, direction, which, top, *_),) = re.findall(SCALES_OPENING, flat)
     assert (larger, direction, which, top) == ("larger", "sharpens", "key gets", "more")
     assert (
-        "before the softmax. Where the logit is $q \\cdot k$ times these multipliers alone, a larger multiplier"
-        " sharpens attention: the top-scoring key gets more of the weight." in flat
+        # fix pass 274 (reads r271a #6 and r271b #5): the sentence before now ends on the attention factor's conditions
+        "the conditions its row gives. Where the logit is $q \\cdot k$ times these multipliers alone, a larger"
+        " multiplier sharpens attention: the top-scoring key gets more of the weight." in flat
     )
     module = type("M", (), {"training": False, "num_key_value_groups": 1})()
 
@@ -1336,8 +1357,12 @@ def test_chapter_8_words_from_the_saved_run():
         "Chapter 8 grades each run by its loss on the *filler* and the passkeys it finds."
         # fix pass 264 (read r263b #6, unclear: the main line used the three grades before the table defines them): a
         # short gloss of each at first use, in its row's terms (checked below against the rows and chapter 8's code)
-        " A loss is *fine* near or below the *trigram baseline*'s, *breaks* above uniform guessing, and is *raised* in"
-        " between. Its table at $8L$ gives means"
+        # fix pass 274 (read r271a #4, unclear: "near or below" came before the fine row's exact rule): the rule
+        # itself, chapter 8's code's "fine below the trigram's mean + 0.1 nat" (checked below)
+        " A loss is *fine* below the *trigram baseline*'s mean plus a tenth of a nat, *breaks* above uniform guessing,"
+        " and is *raised* in between."
+        # fix pass 274 (read r271a #4, unclear: "Its table" had no antecedent on a glossary page): whose table
+        " Chapter 8's table at $8L$ gives means"
         # fix pass 251 (reads r245 #3 and r245b #1: "loss word" came before the rows define the three words)
         # fix pass 258b (read r258b #4: the grades' scope): "each loss grade in that table"
         " over the seeds, and each loss grade in that table holds in every seed."
@@ -1358,6 +1383,10 @@ def test_chapter_8_words_from_the_saved_run():
     grading = code8[code8.index("def loss_word(m):") :]
     grading = grading[: grading.index('return "raised"')]
     assert "every word holds in every seed" in grading
+    # fix pass 274 (read r271a #4): the lead's "below the *trigram baseline*'s mean plus a tenth of a nat" is chapter
+    # 8's bar for *fine*, which its grading compares every seed's loss at 8L with
+    assert "fine below the trigram's mean + 0.1 nat" in grading
+    assert 'if max(loss_8L[m]) < beyond["trigram"][512][0] + 0.1:\n        return "fine"' in grading
     for rule in (
         "if min(loss_8L[m]) > uniform:",  # every seed above ln 28
         'return "breaks"',
@@ -2488,7 +2517,13 @@ def test_attention_factor_multiplies_the_logits_by_its_square_in_a_fully_rotated
     # fix pass 267 (read r266b #1): "YaRN's *attention factor* $a$ acts through its square", the conditions the row's
     # fix pass 273 (reads r270a #5 and r270b #3, unclear): that sentence left the main line; the row says the square
     # with both conditions, "in a fully rotated head with no *QK-norm* after the rotation"
-    assert "attention factor" not in lead
+    # fix pass 274 (reads r271a #6 and r271b #5): named once, "does so only under the conditions its row gives", with
+    # no square; the row gives the square and both conditions, each checked below
+    assert (
+        lead.count("attention factor") == 1
+        and "the *attention factor* does so only under the conditions its row" in lead
+    )
+    assert "$a^2$" not in lead and "a^2" not in lead and "QK-norm" not in lead, lead
     assert (
         "in a fully rotated head with no *QK-norm* after the rotation, doing so multiplies the logits by $a^2$"
         in row("attention factor")
@@ -3200,7 +3235,10 @@ def test_dynamic_rows_cache_keeps_the_old_frequencies():
         "With a cache of rotated keys, the usual kind, keys cached before a dynamic rule's scale changed keep their old"
         " frequencies, while new tokens get the new ones, as chapter 7 shows. " + DYNAMIC_LENGTH
     )
-    assert "a scaling whose divisors are set from each input's length; see {ref}" in row("dynamic (scaling) | 动态")
+    # fix pass 274 (read r271a #1, unclear: the link read as a section of this page): whose section it is
+    assert "a scaling whose divisors are set from each input's length; see Reading model code's {ref}" in row(
+        "dynamic (scaling) | 动态"
+    )
     assert "cache" not in row("dynamic (scaling) | 动态")
     assert "Cached keys were rotated with the old base, and a new query with the new one." in chapter("07_beyond")
     forward = inspect.getsource(modeling_llama.LlamaAttention.forward)
@@ -3247,15 +3285,20 @@ def test_transformers_dynamic_keeps_the_longest_inputs_frequencies():
 
     ((version, field, target),) = re.findall(
         r"^\| \*dynamic NTK\* \| the rule's \$L\$ is the trained length; transformers ([\d.]+)'s `dynamic` reads \$L\$"
-        r" from `(\w+)` and can carry a longer earlier input's scale to a later, shorter one: see \{ref\}`Static and"
-        r" dynamic scaling rules <([\w-]+)>` \|$",
+        # fix pass 274 (read r271a #1, unclear: the bare heading read as a section of this page): whose section
+        r" from `(\w+)` and can carry a longer earlier input's scale to a later, shorter one: see Reading model code's"
+        r" \{ref\}`Static and dynamic scaling rules <([\w-]+)>` \|$",
         note("dynamic NTK"),
     )
     reading = (ROOT / "book" / "reading_code.md").read_text(encoding="utf-8")
     assert f"({target})=\n## Static and dynamic scaling rules" in reading
     # the chapters' word, "static" (read r219 #1): every link to the section carries its heading
     glossary = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
-    assert glossary.count(f"{{ref}}`Static and dynamic scaling rules <{target}>`") == 3
+    # fix pass 274 (read r271a #1): each says it is Reading model code's (checked for every such link in
+    # test_links_to_reading_model_code_say_whose_section_they_are)
+    assert glossary.count(f"Static and dynamic scaling rules <{target}>`") == 3
+    assert glossary.count(f"Reading model code's {{ref}}`Static and dynamic scaling rules <{target}>`") == 2
+    assert glossary.count(f"{{ref}}`Reading model code: Static and dynamic scaling rules <{target}>`") == 1
     assert "Fixed and dynamic scaling rules" not in glossary and "for a *static* rule, set from" in glossary
     assert "- Transformers' `dynamic` keeps the largest effective factor seen until" in reading
     function, cached, original = "dynamic_frequency_update", "max_seq_len_cached", "original_max_seq_len"
@@ -3321,15 +3364,17 @@ def test_mean_reach_bound_counts_d_over_2_partial_sums():
     prefixes' lengths averaged. And the same block: "RoFormer's bound on the score is a content factor times $d/2$
     times the *mean reach*": that product is RoFormer's bound, max |h_{i+1} - h_i| times the sum of |S_j| over the d/2
     partial sums (posenc's mean reach), and it bounds the score."""
-    (proportional,) = re.findall(
+    ((over, proportional),) = re.findall(
         # fix pass 251 (read r245b #5: "each arrow's tip" read as one arrow's, always 1 from its own start): the mean
         # over the d/2 arrows of the chain's reach after each, the block's |S_1| ... |S_{d/2}|
         # fix pass 258 (read r253b #3: a 40-word clause that relied on S_j, defined only in the block): the formula,
         # then the picture in words
         # fix pass 267 (read r266b #3, unclear: the row opened on the double sum, readable only with the block): the
         # idea in plain words first, then the mean over the chain's steps, then the formula
-        r"\| how far the pairs' unit arrows, laid head to tail, reach at an offset \$r\$: the mean distance from the"
-        r" start to the chain's end after each arrow\."
+        # fix pass 274 (read r271a #2, unclear: the row did not say what the mean is over): over the chain's d/2
+        # arrows, the block's |S_1| ... |S_{d/2}| (its d/2 evaluated below: one tip for each pair's arrow)
+        r"\| how far the pairs' unit arrows, laid head to tail, reach at an offset \$r\$: the mean, over the chain's"
+        r" \$([^$]+)\$ arrows, of the distance from the start to the chain's end after each arrow\."
         # fix pass 259 (read r259 #5: a learner searching RoFormer for the name finds nothing): whose name it is
         # fix pass 272 (read r269b #4 and #5, unclear: a double sum and a naming note in the cell): why it matters,
         # the bound's proportion to it (the block's product, evaluated below); the formula is the block's mean of
@@ -3339,7 +3384,7 @@ def test_mean_reach_bound_counts_d_over_2_partial_sums():
         row("mean reach"),
     )
     assert "on average" not in row("mean reach") and "distance" not in row("mean reach").replace(
-        "the mean distance from the start", ""
+        "of the distance from the start", ""
     )  # |n - m| on this page: the row's one "distance" is the chain's, from its start to a tip
     ((partial, last),) = re.findall(
         r"- At an offset \$r = n - m\$, the partial sum \$(S_j = [^$]+)\$ adds the first \$j\$ pairs' unit arrows\."
@@ -3347,7 +3392,7 @@ def test_mean_reach_bound_counts_d_over_2_partial_sums():
         r" \\lvert S_\{([^}]+)\}\\rvert\$\. The name is this book's\. ",
         block("RoFormer's bound, and what chapter 5 finds about the decay"),
     )
-    assert last == "d/2", last  # one tip for each of the d/2 pairs' arrows
+    assert last == "d/2" == over, (last, over)  # one tip for each of the d/2 pairs' arrows, the row's and the block's
     # fix pass 264 (read r263b #5, unclear: the row's sum set the italic pair index i beside the upright imaginary
     # unit): the row writes each unit arrow as the vector (cos, sin), with no imaginary unit; k, the other letter
     # suggested, is this page's key vector. The block keeps chapter 5's complex S_j, whose real and imaginary parts are
@@ -4091,21 +4136,33 @@ def test_main_line_example_of_a_fast_pair_that_llama3_does_not_keep():
     posenc/book/models.py's copy of its config (a prose sync), its scaling rule's name from the same copy; the fast
     pairs by the fast pair row's inequality; the kept pairs those whose frequency transformers' own `llama3` leaves
     unchanged."""
-    ((fast_0, fast_1, rule, kept_0, kept_1, ramp_0, ramp_1),) = re.findall(
-        r"\*kept\*\. In Llama 3\.1's head, pairs (\d+) to (\d+) are fast, but its rule, `(\w+)`, keeps only pairs (\d+)"
+    ((width, trained, fast_0, fast_1, rule, kept_0, kept_1, ramp_0, ramp_1),) = re.findall(
+        r"\*kept\*, left at its trained frequency\."
+        # fix pass 274 (reads r271a #3 and r271b #2, unclear: the head named but described only in a collapsed block)
+        r" Llama 3\.1 has heads (\d+) wide, a base of half a million and a trained length of ([\d ]+) tokens\."
+        r" In Llama 3\.1's head, pairs (\d+) to (\d+) are fast, but its rule, `(\w+)`, keeps only pairs (\d+)"
         r" to (\d+)\."
         # fix pass 273 (read r270b #2, unclear: no reason given): the ramp, blending the kept and divided frequencies
         r" It \*ramps\* pairs (\d+) to (\d+), blending each one's unchanged and divided frequencies\.",
         page(),
     )
     assert LLAMA_FAST_NOT_KEPT + " " + LLAMA_RAMPED in page()
-    assert FASTEST_PAIR_LINES + " " + LLAMA_FAST_NOT_KEPT in page() and page().index(
+    assert FASTEST_PAIR_LINES + " " + LLAMA_HEAD + " " + LLAMA_FAST_NOT_KEPT in page() and page().index(
         LLAMA_FAST_NOT_KEPT
     ) < page().index(EXAMPLE)
     llama = MODEL_ROPE_CONFIGS["llama-3.1-8b"]
     d, base, scaling = llama["head_dim"], llama["rope_theta"], llama["rope_scaling"]
     assert scaling["rope_type"] == rule == "llama3", scaling
     L, s = scaling["original_max_position_embeddings"], scaling["factor"]
+    # fix pass 274 (reads r271a #3 and r271b #2): the head in words, the copy's width, base and trained length (a prose
+    # sync with posenc's copy of the config), the same head as the worked example's "width $d = 128$", "base half a
+    # million" and "$L = 8192$, Llama 3.1's trained length"
+    assert (int(width), 0.5e6, int(trained.replace(" ", ""))) == (d, base, L)  # "half a million", in words
+    assert f"width $d = {d}$, so {d // 2} pairs, and base half a million" in block(WE) and base == 0.5e6
+    assert f"with $L = {L}$, Llama 3.1's trained length" in block(WE)
+    # the trained length row's L, "the input length a model was trained at before any RoPE scaling": the copy's length
+    # before its long-context stage, not the file's declared maximum
+    assert L == llama["trained_length_before"] < llama["max_position_embeddings"], llama
     theta = posenc.rope_inv_freq(d, base, dtype=torch.float64)
     (inequality,) = re.findall(FAST_ROW_INEQUALITY + FAST_ROW_ROUND, row("fast pair"))
     fast = [i for i in range(d // 2) if evaluate(inequality, L=L, theta=float(theta[i]))]
@@ -5010,7 +5067,9 @@ def test_temperature_section_opens_with_its_multiplier_table():
     # fix pass 266 (reads r265 #2 and r265b #1, unclear: the column named twice before the table): the first sentence
     # names the multiplier; the rule's "Read the multiplier, not the name: the table's fourth column gives it" names the
     # column by its place, counted from the table's first column, "English"
-    opening = f"Each row below is one multiplier of {column[len('multiplier of ') :]} before the softmax."
+    # fix pass 274 (reads r271a #6 and r271b #5): "multiplies or divides", the attention factor under its row's
+    # conditions; the column's header still names the number each row multiplies by
+    opening = f"Each row below multiplies or divides {column[len('multiplier of ') :]} before the softmax; the"
     assert opening in flat and "column of that name" not in flat
     ordinals = ["first", "second", "third", "fourth", "fifth"]
     place = ordinals.index(ordinal)
@@ -5047,7 +5106,9 @@ def test_temperature_section_opens_with_its_multiplier_table():
     assert opening.startswith(
         # fix pass 268 (read r267 #1, overstated: a bias or a soft-cap can make a larger multiplier flatten): the
         # rule's scope, a logit that is q . k times the multipliers alone
-        "### Temperature and query scales Each row below is one multiplier of $q \\cdot k$ before the softmax. Where"
+        # fix pass 274 (reads r271a #6 and r271b #5): multiplies or divides, the attention factor under conditions
+        "### Temperature and query scales Each row below multiplies or divides $q \\cdot k$ before the softmax; the"
+        " *attention factor* does so only under the conditions its row gives. Where"
         " the logit is $q \\cdot k$ times these multipliers alone, a larger multiplier sharpens attention: the"
         " top-scoring key gets more of the weight."
     ), opening
@@ -6317,9 +6378,10 @@ def test_chapter_10s_query_temperature_multiplies_the_logits():
     assert main.count("\\tau") == 1 and main.count(names_sentence) == 1, main  # tau in that sentence alone
     assert (t_verb, tau_verb) == ("divides", "multiplies"), (t_verb, tau_verb)
     # fix pass 241: the softmax scale, italic where first used, precedes the two names (the compounding sentence)
-    named = ["softmax scale", "temperature", "query temperature"]
+    # fix pass 274 (reads r271a #6 and r271b #5): the attention factor first, in the opening's conditions clause
+    named = ["attention factor", "softmax scale", "temperature", "query temperature"]
     assert re.findall(r"\*([\w ]+)\*", main) == named, main
-    assert "attention factor" not in main
+    assert main.count("attention factor") == 1, main
     tau_direction = direction  # a multiplier: "a larger multiplier sharpens" holds for tau as for any other
     assert "whatever its name" not in main
     assert "The word clashes" not in page(), main
@@ -6737,7 +6799,8 @@ def test_temperature_sections_opening_names_the_chapters_that_multiply():
     # fix pass 266 (reads r265 #2 and r265b #1): the conditions, then the attention factor, in one sentence
     # fix pass 273 (reads r270a #5 and r270b #3, unclear): that sentence left the opening; the row gives the square
     # and its conditions
-    assert opening.count("attention factor") == 0 and opening.count("QK-norm") == 0, opening
+    # fix pass 274 (reads r271a #6 and r271b #5): the first sentence names it once, its conditions left to the row
+    assert opening.count("attention factor") == 1 and opening.count("QK-norm") == 0, opening
     assert "acts through its square" not in opening and "with no *QK-norm* after the rotation" in row(
         "attention factor"
     )
@@ -7167,7 +7230,13 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
     # read r203: then the slow and fast pairs, defined at the section's top, right after the letter their definition
     # needs, and before the three numbers' table, whose effective factor speaks of the slowest pair
     assert paragraphs_longer[2] == " ".join(
-        (SLOW_PAIR_CLAUSE, FASTEST_PAIR_LINES, LLAMA_FAST_NOT_KEPT, LLAMA_RAMPED)  # fix pass 273: the ramp's sentence
+        (
+            SLOW_PAIR_CLAUSE,
+            FASTEST_PAIR_LINES,
+            LLAMA_HEAD,
+            LLAMA_FAST_NOT_KEPT,
+            LLAMA_RAMPED,
+        )  # fix pass 273: the ramp's sentence
     ), longer
     assert "| *extension factor* $s$ | the configuration's `factor` |" in paragraphs_longer[4], longer
     assert paragraphs_longer[3] == "Three numbers are easy to mix up:" and paragraphs_longer[5:] == [
@@ -7209,7 +7278,9 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
     assert "YaRN with the current input's *stretch* as its `factor`" in row("dynamic YaRN")  # own rows
     ((main_stretch, config_word, slowest),) = re.findall(
         r"an input's length\. "
-        + re.escape(" ".join((SLOW_PAIR_CLAUSE, FASTEST_PAIR_LINES, LLAMA_FAST_NOT_KEPT, LLAMA_RAMPED)))  # pass 273
+        + re.escape(
+            " ".join((SLOW_PAIR_CLAUSE, FASTEST_PAIR_LINES, LLAMA_HEAD, LLAMA_FAST_NOT_KEPT, LLAMA_RAMPED))
+        )  # pass 273
         + r" Three numbers are easy to mix up: \| number \| what it is \|"
         # fix pass 231 (read r230 #1: "the same for every input" met dynamic PI and dynamic YaRN, which use the
         # stretch as their factor; the rows below define both): the stretch's row first, then the factor's, which
@@ -9179,3 +9250,51 @@ def test_letters_rows_for_factor_dynamic_interleaved_p_and_n():
         assert row(term), term
     for field in ("`partial_rotary_factor`", "`low_freq_factor`", "`high_freq_factor`", "`alpha`"):
         assert field in outside, field
+
+
+def test_links_to_reading_model_code_say_whose_section_they_are():
+    """Fix pass 274 (read r271a #1, unclear: "see {ref}`Static and dynamic scaling rules <glossary-dynamic>`" read as a
+    section of this page, though its label, like `glossary-fields` and `glossary-temperature`, is defined in
+    book/reading_code.md): every {ref} on this page to a label that Reading model code defines says whose section it
+    is, "Reading model code" in its link text or earlier in the same sentence, table cell or bullet. A new bare link
+    fails. The labels are read from Reading model code itself, and none of them is also defined here."""
+    reading = (ROOT / "book" / "reading_code.md").read_text(encoding="utf-8")
+    raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
+    theirs = set(re.findall(r"^\(([\w-]+)\)=$", reading, flags=re.M))
+    ours = set(re.findall(r"^\(([\w-]+)\)=$", raw, flags=re.M))
+    assert {"glossary-dynamic", "glossary-fields", "glossary-temperature"} <= theirs and not theirs & ours, theirs
+    links = [m for m in re.finditer(r"\{ref\}`([^`<]*)<([\w-]+)>`", raw) if m[2] in theirs]
+    assert len(links) >= 8, [m[0] for m in links]  # the Index's, the rows', the notes' and the blocks' links
+    bare = []
+    for m in links:
+        before = raw[: m.start()]
+        # the sentence, cell or bullet the link sits in starts after the last sentence end, cell border, bullet or
+        # blank line before it
+        starts = [before.rfind(mark) + len(mark) for mark in (". ", ".\n", "| ", "\n- ", "\n\n")]
+        context = " ".join(before[max(starts) :].split())
+        if "Reading model code" not in m[1] and not context.endswith("Reading model code's"):
+            bare.append((context[-60:], m[0]))
+    assert not bare, bare
+    # the three targets' sections are where the link texts say: Reading model code's headings under the labels
+    for label, heading in (
+        ("glossary-dynamic", "Static and dynamic scaling rules"),
+        ("glossary-temperature", "Temperature rules"),
+        ("glossary-fields", "Configuration fields and code names"),
+    ):
+        assert f"({label})=\n## {heading}\n" in reading, label
+
+
+def test_absolute_position_encoding_row_follows_chapter_2():
+    """Fix pass 274 (read r271a #5, overstated: "a vector for each position, added to the token's embedding" read as
+    the class's definition, though chapter 2 defines it by the vector alone and calls adding it the simplest way): the
+    row says "usually added". Chapter 2's markdown: the simplest way adds a position vector to the embedding, and the
+    definition, "Each position gets its own vector, whatever the other tokens are", has no adding in it."""
+    assert row("absolute position encoding").startswith(
+        "| absolute position encoding | 绝对位置编码 | a vector for each position, usually added to the token's"
+        " embedding | {doc}`2 <../notebooks/02_absolute>` |"
+    )
+    c2 = chapter("02_absolute")
+    assert "The simplest way adds a position vector to the embedding before the first layer" in c2
+    (definition,) = re.findall(r"([^.]*): an \*\*absolute\*\* position encoding", c2)
+    assert definition.strip() == "Each position gets its own vector, whatever the other tokens are", definition
+    assert "add" not in definition

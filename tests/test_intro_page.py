@@ -2344,7 +2344,8 @@ def test_the_code_block_points_to_reading_model_code_for_partial_rotary_and_qk_n
     # fix pass 273 (read r270b #3, unclear: Reading model code's bfloat16 section now opens with the load lesson): the
     # two load paths, as that section's first two sentences say them
     assert "Load a model in bfloat16 with `from_pretrained(..., dtype=torch.bfloat16)`, not with" in reading
-    assert "The first keeps RoPE's frequencies, `inv_freq`, in float32; the second rounds them" in reading
+    # fix pass 274 (read r271a #8, an omission: `model.bfloat16()` rounds them too): "the other two"
+    assert "The first keeps RoPE's frequencies, `inv_freq`, in float32; the other two round them" in reading
     assert "It also covers positions at run time: `position_ids`, left padding and packed documents." in text
     run_time = reading[reading.index("## Positions at run time") : reading.index("## Notes for reading code")]
     assert "Without `position_ids`, left-padding shifts a padded row's positions up by its pad count." in run_time

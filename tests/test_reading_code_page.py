@@ -48,6 +48,42 @@ def _snippet(marker: str) -> str:
     return next(c for c in re.findall(r"```python\n(.*?)```", _raw(), re.S) if marker in c)
 
 
+# fix pass 274 (read r271b #1, unclear: "read `rope_theta` first" seemed to contradict "`config.rope_theta` fails"):
+# the opening table's lead says its fields are `config.json` keys, which transformers 5 moves into `rope_parameters`
+# (test_fields_first_are_config_json_keys_that_transformers_5_moves)
+FIELDS_LEAD_274 = (
+    "Read these keys of a model's `config.json` first. Transformers 5 moves `rope_theta` and the scaling dict into"
+    " `config.rope_parameters`, as the section on porting says:"
+)
+
+
+# fix pass 274 (read r271b #6): the run-time section's one sentence on Llama 4 after its table
+LLAMA4_AFTER_TABLE_274 = (
+    "Llama 4's query scale counts positions from the cache length, so in a left-padded row it can step up at a"
+    " different token than in the row run alone."
+)
+
+
+# fix pass 274 (read r271a #8, an omission: `model.bfloat16()` casts buffers as `model.to` does): the bfloat16
+# section's opening names both casts (test_bfloat16_method_rounds_inv_freq_as_model_to_does)
+BF16_LOAD_274 = (
+    "Load a model in bfloat16 with `from_pretrained(..., dtype=torch.bfloat16)`, not with `model.to(torch.bfloat16)`"
+    " or `model.bfloat16()`. The first keeps RoPE's frequencies, `inv_freq`, in float32; the other two round them"
+    " along with the weights."
+)
+
+
+# fix pass 274 (reads r271a #2 and r271b #2, unclear: three sentences brought a second rule, its bounds and their
+# defaults, before the `llama3` example ended, and "chapter 7's YaRN" read as the method, not transformers' code): one
+# sentence on transformers' `yarn` code and its ramp in the pair index, pointing to the gpt-oss block; the bounds' 32
+# and 1 stay in the block "Other models' bands" (test_yarn_dict_read_like_llama3_opens_the_gpt_oss_block and
+# test_ramp_rule_on_the_main_line_llama3_in_turns_yarn_in_the_pair_index)
+YARN_SENTENCE_274 = (
+    "Transformers' `yarn` code, for chapter 7's YaRN, blends the same two frequencies, but its weight is linear in the"
+    " pair index; the block *The same reading for a `yarn` dict* works through one."
+)
+
+
 # Llama 3.1 8B's `rope_scaling` fields (L = 8192), posenc's copy of its config.json
 LLAMA31_SCALING = MODEL_ROPE_CONFIGS["llama-3.1-8b"]["rope_scaling"]
 
@@ -77,14 +113,21 @@ QUERY_SCALES_DEFINED = (
     # one paragraph, "Both" with no clear referent, Llama 4's switch left out, and DeepSeek's `attention_scaling` of 1
     # left to the block): one lead sentence, a main-line table with one row per place the multiplier sits, and one
     # closing sentence (test_temperature_table_rows_are_where_transformers_multiplies)
+    # fix pass 274 (reads r271b #3 and r271a #7, unclear: one row held two query scales that read positions from
+    # different places, and left out Mistral 4; the softmax scale's cell held a definition): Llama 4's row and
+    # Ministral 3's and Mistral 4's row apart, each with where it counts positions; the softmax scale's cell short, its
+    # definition one sentence under the table (test_temperature_table_rows_are_where_transformers_multiplies)
     "Other models put the number that multiplies the logits elsewhere in the code:"
     " | where the code multiplies | example | each logit is multiplied by | |---|---|---|"
     " | cos and sin, by the attention factor $m$ | `yarn` and `longrope` | $m^2$, when RoPE turns the whole head |"
-    " | each query, by a *query scale* | Llama 4, in its layers without RoPE and with `attn_temperature_tuning` on;"
-    " Ministral 3 | the query scale, which grows in steps with the position |"
-    " | the *softmax scale*, the number that multiplies $q \\cdot k$ before the softmax: by default, one over the"
-    " square root of the query's width | DeepSeek-V3, whose `yarn` puts its factor here, so its `attention_scaling`"
-    " reads 1 | $m^2$, about 1.87 at its $s = 40$ |"
+    " | each query, by a *query scale* | Llama 4, only in its layers without RoPE and only with"
+    " `attn_temperature_tuning` on; it counts positions from the cache length | the query scale, which grows in steps"
+    " with the position |"
+    " | each query, by a query scale | Ministral 3 and Mistral 4, in every layer; they read positions from"
+    " `position_ids` | the query scale, which grows in steps with the position |"
+    " | the *softmax scale*, 1/√ of the query's width by default | DeepSeek-V3, whose `yarn` puts its factor here, so"
+    " its `attention_scaling` reads 1 | $m^2$, about 1.87 at its $s = 40$ |"
+    " The softmax scale is the number that multiplies $q \\cdot k$ before the softmax."
     " Each row multiplies the logits, so look for the number in all three places, not only in cos and sin."
 )
 
@@ -813,9 +856,9 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
         # as if every padded Llama 4 row differs): where the scale lives and its switch, then that it can step at
         # another token (test_llama_4_query_scale_ignores_position_ids_on_a_left_padded_batch)
         # fix pass 273: after the table, whose Llama 4 row says that `position_ids` leave the scale
-        " Llama 4 scales its queries only in its layers without RoPE and with `attn_temperature_tuning` on. That scale"
-        " counts positions from the cache length, so in a left-padded row it can step up at a different token than in"
-        " the row run alone."
+        # fix pass 274 (read r271b #6, unclear: the scale's layers and switch repeated the temperature table): only
+        # what neither table says, that it counts from the cache length and so can step at another token
+        " " + LLAMA4_AFTER_TABLE_274
     )
     assert "The block lists four such cases" not in section  # no count the learner must open the block to check
     assert lead + " " + lesson in section, section  # the mask first, then `position_ids`
@@ -1090,11 +1133,10 @@ def test_llama_4_query_scale_ignores_position_ids_on_a_left_padded_batch():
     # fix pass 273 (reads r270a #7 and r270b, hardest place: four mechanisms in one paragraph): the cases' table moved
     # to the main line, and its Llama 4 row says "it counts the pads whatever you pass"; the sentence after the table
     # keeps what the row does not say, the scale's place and switch, and that it counts from the cache length
-    said = (
-        "Llama 4 scales its queries only in its layers without RoPE and with `attn_temperature_tuning` on. That scale"
-        " counts positions from the cache length, so in a left-padded row it can step up at a different token than in"
-        " the row run alone."
-    )
+    # fix pass 274 (read r271b #6, unclear: a repeat of the two tables): the scale's layers and switch are the
+    # temperature table's Llama 4 row (test_temperature_table_rows_are_where_transformers_multiplies); the sentence
+    # keeps the cache length and the step at another token
+    said = LLAMA4_AFTER_TABLE_274
     main = _section_main_line(_page(), "## Positions at run time")
     assert said in main and "| Llama 4's query scale | remains: it counts the pads whatever you pass |" in main
     assert main.index("| Llama 4's query scale |") < main.index(said)
@@ -1416,8 +1458,9 @@ def test_ramped_pair_blends_theta_and_theta_over_s_linearly_in_turns():
 
 
 def test_fields_first_name_partial_rotary_factor():
-    """The opening's table, "Read these fields first:", one field a row with a few words of meaning (read r176: the
-    fields had come in two long sentences; read r191: a list of fields becomes a table with a column of meaning):
+    """The opening's table, "Read these keys of a model's `config.json` first.", one field a row with a few words of
+    meaning (read r176: the fields had come in two long sentences; read r191: a list of fields becomes a table with a
+    column of meaning):
     "`partial_rotary_factor` | the share of each head that RoPE turns, in models that turn only part of it". In
     transformers 5.24, GPT-NeoX's, Phi's, StableLM's, Persimmon's, GLM's and
     Qwen3-Next's configs carry it (below 1 by default), and GPT-NeoX's rotary module spaces its frequencies over
@@ -1442,7 +1485,7 @@ def test_fields_first_name_partial_rotary_factor():
     source = inspect.getsource(modeling_rope_utils)
     assert source.count("dim = int(head_dim * partial_rotary_factor)") >= 4  # the linear, dynamic, yarn, longrope rules
     raw = _raw()
-    fields = raw[raw.index("Read these fields first:\n") : raw.index("(glossary-bands)=")]
+    fields = raw[raw.index(FIELDS_LEAD_274.split(" Transformers")[0]) : raw.index("(glossary-bands)=")]
     rows = re.findall(r"^\| (.+?) \| (.+?) \|$", fields, flags=re.M)
     assert rows[0] == ("field", "what it sets") and "\n|---|---|\n" in fields, rows[0]
     assert rows[1:] == [
@@ -1613,12 +1656,16 @@ def test_transformers_dynamic_l_is_the_stored_length():
         # test_takeaway_dynamic_follows_the_batch_and_keeps_its_largest_divisor)
         "A *dynamic* rule recomputes the divisors from the length $\\ell$ of the input so far, its highest position"
         " plus one. Dynamic NTK leaves inputs up to a"
-        " set length unscaled, and beyond that length slows every pair but the fastest, more the longer the input."
+        " set length unscaled, and beyond it slows every pair but the fastest, more the longer the input."
         # fix pass 273 (read r270a #6, unclear: the numbers that make the point were the block's table's alone): the
         # table's 8, 9 and about 2 at twice L (test_dynamic_main_line_shows_the_fixed_divisor_at_short_inputs_and_the_
         # dynamic_formula)
-        " At twice $L$, with $s = 8$, a static rule built for $8L$ divides the slowest pair's frequency by 8. Dynamic"
-        " NTK with the same $s$ and a set length of $L$ divides it by 9. The pair needs only about 2."
+        # fix pass 274 (reads r271a #1 and r271b #4, unclear: six lengths in one paragraph, and the 9 and Llama 3.1's
+        # 16L read as answers for one setting): one length at a time, dynamic NTK's 9 with its set length at L and the
+        # block's formula, then the static 8 at any length and the 2 needed, then transformers' set length
+        " With the set length at the trained length $L$ and $s = 8$, at $2L$ it divides the slowest pair's frequency"
+        " by 9; the block below gives the formula. A static rule built for $8L$ divides it by 8 at any length, and at"
+        " $2L$ the pair needs only about 2."
         # fix pass 273: "the set length", since "that length" now follows the example's "a set length of $L$"
         " Transformers' `dynamic` takes the set length from `max_position_embeddings`, the declared length"
         # fix pass 267 (reads r266 #2 and r266b #5, unclear: the reader had to recall that 131 072 is 16 L): "its
@@ -1626,8 +1673,9 @@ def test_transformers_dynamic_l_is_the_stored_length():
         # fix pass 272 (read r269b #4, unclear: the lesson came as a counterfactual): the rule first, "not from the
         # trained length" (checked below: with L = 8 192 in the dict, `dynamic` leaves 8 193 unscaled), then Llama
         # 3.1's file as its example
-        " $L_{\\text{decl}}$, not from the trained length. In Llama 3.1's file, for example, `dynamic` in place of"
-        " `llama3` would leave every input up to $16L$ unscaled."
+        # fix pass 274 (reads r271a #1 and r271b #4): "where that is $16L$", the file's declared length, named
+        " $L_{\\text{decl}}$, not from the trained length. So in Llama 3.1's file, where that is $16L$, `dynamic` in"
+        " place of `llama3` would leave every input up to $16L$ unscaled."
     )
     assert "Dynamic NTK leaves inputs up to the trained length" not in page and "Call it $L_{" not in page
     assert stated in " ".join(page.split())
@@ -1649,8 +1697,9 @@ def test_transformers_dynamic_l_is_the_stored_length():
         _section_main_line(page, "## Static and dynamic")
         .rstrip()
         .endswith(
-            "In Llama 3.1's file, for example, `dynamic` in place of `llama3` would leave every input up to $16L$"
-            " unscaled."
+            # fix pass 274 (reads r271a #1 and r271b #4): "where that is $16L$", the declared length just named
+            "So in Llama 3.1's file, where that is $16L$, `dynamic` in place of `llama3` would leave every input up to"
+            " $16L$ unscaled."
         )
     )
     # fix pass 267 (read r266 #1): "the length of the input so far, its highest position plus one", as transformers'
@@ -1721,7 +1770,8 @@ def test_transformers_dynamic_l_is_the_stored_length():
     # fix pass 266 (reads r265 #3 and r265b #3): the growth in words, before the declared length; the formula is the
     # first block's
     lead = (
-        "Dynamic NTK leaves inputs up to a set length unscaled, and beyond that length slows every pair but the"
+        # fix pass 274 (reads r271a #1 and r271b #4): "beyond it", one name for the set length
+        "Dynamic NTK leaves inputs up to a set length unscaled, and beyond it slows every pair but the"
         " fastest, more the longer the input."
     )
     assert lead in section and section.index(lead) < section.index("declared length")
@@ -1737,11 +1787,16 @@ def test_transformers_dynamic_l_is_the_stored_length():
     # fix pass 273 (read r270a #6, unclear: the main line's lesson had no number): the table's 9 comes back, in a short
     # sentence of its own with the 8 and the 2 and no formula; its $L$ is the trained length throughout, and the
     # set length is said to be $L$ there (the table's L_decl = L)
-    nine = "Dynamic NTK with the same $s$ and a set length of $L$ divides it by 9."
+    # fix pass 274 (reads r271a #1 and r271b #4, unclear: the set length and L were two names in one example): the
+    # set length is put at the trained length L, once, and the 9 comes at 2L with the block's formula pointed to
+    nine = (
+        "With the set length at the trained length $L$ and $s = 8$, at $2L$ it divides the slowest pair's frequency"
+        " by 9; the block below gives the formula."
+    )
     assert "$1 + s(" not in section and "nine" not in section and section.count(" 9") == 1 and nine in section
-    assert "$1 + s(\\ell/L - 1)$" not in section and section.count("$L$") == 2, section
+    assert "$1 + s(\\ell/L - 1)$" not in section and section.count("$L$") == 1, section
     column = "| at $\\ell = 2L$, $s = 8$, $L_{\\text{decl}} = L$ |"  # the block's table, the same three numbers
-    assert section.count("At twice $L$, with $s = 8$,") == 1 and column in page
+    assert section.count("at $2L$") == 2 and column in page
     assert "sets how fast" not in section
     assert (
         "Dynamic NTK's $s$, transformers' `factor`, sets how fast its divisor grows, not the divisor itself."
@@ -2043,14 +2098,17 @@ def test_dynamic_main_line_shows_the_fixed_divisor_at_short_inputs_and_the_dynam
         # transformers reads (checked against transformers in test_transformers_dynamic_l_is_the_stored_length)
         # fix pass 266 (reads r265 #3 and r265b #3, again both readers' hardest place): no formula; the growth in
         # words, then the declared length; the formula and the 9 at twice that length are the first block's table
-        " Dynamic NTK leaves inputs up to a set length unscaled, and beyond that length slows every pair but the"
+        " Dynamic NTK leaves inputs up to a set length unscaled, and beyond it slows every pair but the"
         " fastest, more the longer the input."
         # fix pass 227 (read r226 #1) put the block's 9 and 2 at 2L on the main line; structural pass 249 (reads r248
         # #3 and r248b #3: the example's arithmetic hid the section's idea) returned them to the block's table
         # fix pass 273 (read r270a #6, unclear: the lesson, that both rules divide by more than needed, had no number on
         # the main line): three short sentences with the table's 8, 9 and about 2 at twice L (checked below)
-        " At twice $L$, with $s = 8$, a static rule built for $8L$ divides the slowest pair's frequency by 8. Dynamic"
-        " NTK with the same $s$ and a set length of $L$ divides it by 9. The pair needs only about 2."
+        # fix pass 274 (reads r271a #1 and r271b #4, unclear: which number went with which length): dynamic NTK's 9
+        # first, with its set length at L, then the static 8 at any length and the 2 needed at 2L (checked below)
+        " With the set length at the trained length $L$ and $s = 8$, at $2L$ it divides the slowest pair's frequency"
+        " by 9; the block below gives the formula. A static rule built for $8L$ divides it by 8 at any length, and at"
+        " $2L$ the pair needs only about 2."
         " Transformers' `dynamic` takes the set length from"
         # fix pass 272 (read r269b #4): "not from the trained length", the rule, before Llama 3.1's example
         " `max_position_embeddings`, the declared length $L_{\\text{decl}}$, not from the trained length."
@@ -2058,13 +2116,14 @@ def test_dynamic_main_line_shows_the_fixed_divisor_at_short_inputs_and_the_dynam
     lesson = "A *static* rule gives each pair one divisor for its frequency, used at every input length."
     assert main.index(lesson) < main.index(example) < main.index(dynamic_said), main
     numbers = re.findall(
-        r"At twice \$L\$, with \$s = (\d+)\$, a static rule built for \$(\d+)L\$ divides the slowest pair's frequency"
-        r" by (\d+)\. Dynamic NTK with the same \$s\$ and a set length of \$L\$ divides it by (\d+)\. The pair needs"
-        r" only about (\d+)\.",
+        r"With the set length at the trained length \$L\$ and \$s = (\d+)\$, at \$(\d+)L\$ it divides the slowest"
+        r" pair's frequency by (\d+); the block below gives the formula\. A static rule built for \$(\d+)L\$ divides"
+        r" it by (\d+) at any length, and at \$(\d+)L\$ the pair needs only about (\d+)\.",
         main,
     )
     assert len(numbers) == 1, numbers
-    said_s, built_for, static_by, dynamic_by, needed = (int(n) for n in numbers[0])
+    said_s, at, dynamic_by, built_for, static_by, at_again, needed = (int(n) for n in numbers[0])
+    assert at == at_again == 2, numbers  # the L in 2L is the trained length, the set length here
     # the table's column "at l = 2L, s = 8, L_decl = L": a static rule with s = 8 is built for 8L (s L positions turn
     # its divided pairs as far as L did), and the needed divisor, (2L - 1)/(L - 1), just above the stretch 2
     assert said_s == built_for == 8 and 2 < (2 * 8192 - 1) / (8192 - 1) < 2.001 and needed == 2
@@ -2886,11 +2945,7 @@ def test_float32_angles_are_fine_up_to_16l():
     assert row in _collapsed("The <code>model.to</code> and float32 rows") and row not in main, main
     # fix pass 273 (reads r270b #3 and r270a, hardest place 2: three paths and two growths came before the one action):
     # the practical lesson opens the section, in one sentence, then why, then this lesson and the check
-    load = (
-        "Load a model in bfloat16 with `from_pretrained(..., dtype=torch.bfloat16)`, not with"
-        " `model.to(torch.bfloat16)`. The first keeps RoPE's frequencies, `inv_freq`, in float32; the second rounds"
-        " them along with the weights. "
-    )
+    load = BF16_LOAD_274 + " "  # fix pass 274 (read r271a #8): `model.bfloat16()` beside `model.to`
     assert main.startswith("## bfloat16 frequencies " + load + lesson), main[:400]
     assert "fine" not in main and "a tenth" not in main, main  # the lesson leads
     assert main.index(lesson) < main.index("Check a loaded model:") and "Prefer the latter" not in main
@@ -3175,8 +3230,9 @@ def test_reading_code_dynamic_on_llama31_file_and_llama4_tau():
     assert (
         # fix pass 267 (reads r266 #2 and r266b #5): "its declared length, 16L"
         # fix pass 272 (read r269b #4, unclear: a counterfactual carried the rule): the example follows the rule
-        "In Llama 3.1's file, for example, `dynamic` in place of `llama3` would leave every input up to $16L$"
-        " unscaled." in " ".join(page.split())
+        # fix pass 274 (reads r271a #1 and r271b #4): "where that is $16L$", the declared length just named
+        "So in Llama 3.1's file, where that is $16L$, `dynamic` in place of `llama3` would leave every input up to"
+        " $16L$ unscaled." in " ".join(page.split())
     )
     # Llama 4's attention builds tau's positions from the cache length plus the token index, never from position_ids
     source = inspect.getsource(modeling_llama4.Llama4TextAttention.forward)
@@ -3533,17 +3589,22 @@ def test_query_scales_are_defined_where_the_run_time_cases_use_them():
     assert "\\lfloor" not in main and main.count("Ministral 3") == 1 and main.count("Llama 4") == 1, main
     # fix pass 273 (read r270b #1, overstated: Llama 4's query scale needs `attn_temperature_tuning`, checked below on
     # its attention's branch): the table's query-scale row names the switch beside the layers
+    # fix pass 274 (reads r271b #3 and r271a #7): Llama 4's row apart from Ministral 3's and Mistral 4's
     row = (
-        "| each query, by a *query scale* | Llama 4, in its layers without RoPE and with `attn_temperature_tuning` on;"
-        " Ministral 3 | the query scale, which grows in steps with the position |"
+        "| each query, by a *query scale* | Llama 4, only in its layers without RoPE and only with"
+        " `attn_temperature_tuning` on; it counts positions from the cache length | the query scale, which grows in"
+        " steps with the position |"
     )
     assert row in main, main
     # fix pass 266 (read r265b #2): a closing sentence, what every place does to the logits; fix pass 273: one lead
-    # sentence, a three-row table, one closing sentence
-    assert defined.count("|---|---|---|") == 1 and len(re.findall(r"\| \|", defined)) == 4  # a header, three rows
+    # sentence, a three-row table, one closing sentence; fix pass 274: four rows, and the softmax scale's definition
+    # in one short sentence before the closing one
+    assert defined.count("|---|---|---|") == 1 and len(re.findall(r"\| \|", defined)) == 5  # a header, four rows
     prose = [defined[: defined.index(" | ")], defined[defined.rindex(" | ") + 3 :]]  # the prose around the table
-    assert prose[0].endswith("code:") and prose[1].startswith("Each row"), prose
-    assert all(s.count(". ") == 0 and len(s.split()) <= 20 for s in prose), prose  # one short sentence each
+    assert prose[0].endswith("code:") and prose[1].startswith("The softmax scale is"), prose
+    sentences = [prose[0], *prose[1].replace(". ", ".\n").split("\n")]
+    assert len(sentences) == 3 and sentences[2].startswith("Each row"), sentences
+    assert all(len(s.split()) <= 20 for s in sentences), sentences  # one short sentence each
     said = "by $1 + \\beta \\ln(1 + \\lfloor p/L \\rfloor)$. Here $\\beta$ is `llama_4_scaling_beta`, $p$"
     assert "the main text's $1 + \\beta" not in page
     assert said + " the token's `position_ids`, with no 1 added, and $L$ = `original_max_position_embeddings`." in page
@@ -3756,11 +3817,9 @@ def test_bfloat16_section_tells_the_two_errors_apart():
     assert flat.index(lead) < flat.index('<img src="figures/reading_code_bf16_error.svg"') < flat.index(paths[0])
     growth = ["the key's distance back", "grows with the position", "within about a hundredth"]
     assert all(g in path for g, path in zip(growth, paths)), growth
-    loads = (
-        # fix pass 273 (read r270b #3): the action leads the section, before the figure, in one sentence
-        "Load a model in bfloat16 with `from_pretrained(..., dtype=torch.bfloat16)`, not with"
-        " `model.to(torch.bfloat16)`."
-    )
+    # fix pass 273 (read r270b #3): the action leads the section, before the figure, in one sentence
+    # fix pass 274 (read r271a #8): with `model.bfloat16()` beside `model.to`
+    loads = BF16_LOAD_274.split(" The first")[0]
     assert flat.startswith("## bfloat16 frequencies " + loads)
     assert flat.index("Check a loaded model:") < flat.index(lead)
     # fix pass 240 (read r239 #3, among the hardest: three mechanisms came before the section's one action): the
@@ -3974,7 +4033,7 @@ def test_opening_assumes_chapters_4_and_7():
     import json
 
     page = _page()
-    opening = page[: page.index("Read these fields first:")]
+    opening = page[: page.index(FIELDS_LEAD_274)]
     assert (
         "The page assumes RoPE as {doc}`chapter 4 <../notebooks/04_rope>` builds it, and the scaling rules of"
         " {doc}`chapter 7 <../notebooks/07_beyond>`." in opening
@@ -4125,7 +4184,8 @@ def test_bfloat16_load_paths_said_once():
     section = page[page.index("## bfloat16 frequencies") : page.index("## Positions at run time")]
     assert "| load path |" not in section and "kept in float32 |" not in section
     # fix pass 273 (read r270b #3): the load paths open the section, said once
-    assert section.count("The first keeps RoPE's frequencies, `inv_freq`, in float32; the second rounds them") == 1
+    # fix pass 274 (read r271a #8): "the other two", `model.to` and `model.bfloat16()`
+    assert section.count("The first keeps RoPE's frequencies, `inv_freq`, in float32; the other two round them") == 1
     assert section.count("`from_pretrained(..., dtype=torch.bfloat16)`") == 1
 
 
@@ -4398,11 +4458,14 @@ def test_temperature_main_line_says_deepseek_moves_the_sharpening_to_the_softmax
     # line seemed to say "no sharpening"): the table's softmax-scale row, with DeepSeek-V3's `attention_scaling` of 1
     # and its logits multiplied by m(40, 1)^2, about 1.87, the block's worked example (checked below on a tiny
     # DeepSeek-V3 with V3's `rope_scaling`: `attention_scaling` 1, `scaling` qk_head_dim^-0.5 times 1.87)
+    # fix pass 274 (read r271a #7, unclear: a definition, a default and an attribute in one cell): the cell keeps
+    # the term and its default, 1/sqrt of the query's width (checked below); the definition is a sentence under the
+    # table (checked below against DeepSeek-V3's eager attention)
     said = (
-        "| the *softmax scale*, the number that multiplies $q \\cdot k$ before the softmax: by default, one over the"
-        " square root of the query's width | DeepSeek-V3, whose `yarn` puts its factor here, so its"
-        " `attention_scaling` reads 1 | $m^2$, about 1.87 at its $s = 40$ |"
+        "| the *softmax scale*, 1/√ of the query's width by default | DeepSeek-V3, whose `yarn` puts its factor here,"
+        " so its `attention_scaling` reads 1 | $m^2$, about 1.87 at its $s = 40$ |"
     )
+    assert "The softmax scale is the number that multiplies $q \\cdot k$ before the softmax." in main
     assert said in main and main.count("attention_scaling") == 1 and main.count("1.87") == 1, main
     assert (0.1 * math.log(40) + 1) ** 2 > 1.8
     assert "`mscale_all_dim`" not in main and "m(s, \\mu)" not in main and "\\mu_1" not in main, main
@@ -4489,8 +4552,9 @@ def test_temperature_main_line_says_deepseek_moves_the_sharpening_to_the_softmax
     assert math.isclose(other.layers[0].self_attn.scaling / config.qk_head_dim**-0.5, m(2.0) ** 2, rel_tol=1e-12)
     on_softmax = model.layers[0].self_attn.scaling / config.qk_head_dim**-0.5
     assert math.isclose(on_softmax, (0.1 * math.log(40) + 1) ** 2, rel_tol=1e-12)  # m(40, 1)^2 on every logit
-    # fix pass 272: the main line's "by default, one over the square root of the query's width": unscaled, the
-    # scale is qk_head_dim^-0.5, and each head's query, from q_proj, is qk_head_dim wide; "enlarges": V3's is larger
+    # fix pass 272: the main line's "by default, one over the square root of the query's width" (fix pass 274: "1/√
+    # of the query's width by default"): unscaled, the scale is qk_head_dim^-0.5, and each head's query, from q_proj,
+    # is qk_head_dim wide; "enlarges": V3's is larger
     plain_ds = ds3.DeepseekV3Model(DeepseekV3Config(**tiny)).layers[0].self_attn
     assert plain_ds.config.rope_parameters["rope_type"] == "default"
     assert plain_ds.scaling == config.qk_head_dim**-0.5 and config.qk_head_dim == 24
@@ -4530,9 +4594,10 @@ def test_temperature_main_line_says_deepseek_moves_the_sharpening_to_the_softmax
     # fix pass 266 (read r265b #2): the paragraph ends on what both mechanisms share, after DeepSeek's softmax scale
     # fix pass 272 (reads r269a #3 and r269b #2): DeepSeek's sentence now defines the softmax scale
     # fix pass 273 (reads r270a #5 and r270b #2): the table's last row is DeepSeek-V3's, then the closing sentence
+    # fix pass 274 (read r271a #7): the softmax scale's definition, in one sentence, between them
     ends = (
-        "| $m^2$, about 1.87 at its $s = 40$ | Each row multiplies the logits, so look for the number in all three"
-        " places, not only in cos and sin."
+        "| $m^2$, about 1.87 at its $s = 40$ | The softmax scale is the number that multiplies $q \\cdot k$ before the"
+        " softmax. Each row multiplies the logits, so look for the number in all three places, not only in cos and sin."
     )
     assert main.rstrip().endswith(ends)
     assert page.index(said) < page.index(stated)
@@ -4580,7 +4645,7 @@ def test_opening_points_to_the_reference_section_and_bands_to_chapter_7_figure()
     whose last panel is `llama3` with Llama 3.1's base, factor and L at the explorer's default head width, 128; it
     plots the new frequency over the old, the inverse of this page's divisors."""
     page = _page()
-    opening = page[: page.index("Read these fields first:")]
+    opening = page[: page.index(FIELDS_LEAD_274)]
     # r199's round shortened it to keep the main line from growing; "last" is checked on the headings below
     # read r202: "Its" read as transformers'
     assert "The last section lists fields and code names" in opening
@@ -4688,11 +4753,12 @@ def test_yarn_dict_read_like_llama3_opens_the_gpt_oss_block():
     # fix pass 273 (read r270b #4, unclear: `yarn` came on the main line with neither its name in the book nor its
     # bounds): the main line names it as chapter 7's YaRN, with its two bounds in turns in L and their defaults, 32 and
     # 1 (checked below: transformers' defaults, and bounds 4 and 1 give `llama3`'s bands, so they count turns in L)
-    named = (
-        "Transformers' `yarn`, chapter 7's YaRN, blends the same two frequencies. Its bounds are `beta_fast` and"
-        " `beta_slow`, in turns in $L$: 32 and 1 by default. Its weight is linear in the pair index, not in the turns."
-    )
-    assert sentence not in section and section.count("`beta_fast`") == 1 and named in section, section
+    # fix pass 274 (reads r271a #2 and r271b #2): one sentence, the bounds and their defaults left to the blocks
+    # (the defaults: the "Other models' bands" block, checked below; the gpt-oss block's title, checked below)
+    named = YARN_SENTENCE_274
+    assert sentence not in section and "`beta_fast`" not in section and named in section, section
+    assert "32 and 1" not in section, section
+    assert "<details><summary>The same reading for a <code>yarn</code> dict: gpt-oss-20b</summary>" in page
     chapter7 = (ROOT / "notebooks" / "07_beyond.ipynb").read_text(encoding="utf-8")
     assert "| YaRN (`yarn`) |" in chapter7  # chapter 7 names transformers' `yarn` as YaRN
     block = _collapsed("The same reading for a <code>yarn</code> dict: gpt-oss-20b")
@@ -5087,7 +5153,7 @@ def test_opening_says_what_the_page_covers_and_where_rope_sits_in_llamas_code():
     unpacks cos and sin from it and rotates the query and key states with `apply_rotary_pos_emb` (then the cache stores
     the rotated keys, as the notes' block says); a counting hook sees one call for a two-layer model."""
     page = _page()
-    opening = page[: page.index("Read these fields first:")]
+    opening = page[: page.index(FIELDS_LEAD_274)]
     # read r199 (the opening, a hardest place): the page's purpose leads, above the code, in two sentences: who it is
     # for, reading a model's configuration or transformers' RoPE code, and what the reader can do after it
     purpose = (
@@ -5192,10 +5258,19 @@ def test_temperature_table_rows_are_where_transformers_multiplies():
         tuple(c.strip() for c in row.strip("|").split(" | ")) for row in raw.split("\n") if row[:2] == "| "
     ]
     assert header == ("where the code multiplies", "example", "each logit is multiplied by"), header
-    assert [row[0].split(",")[0] for row in rows] == ["cos and sin", "each query", "the *softmax scale*"], rows
+    # fix pass 274 (reads r271b #3 and r271a #7): Llama 4's query scale and Ministral 3's and Mistral 4's in rows of
+    # their own, each saying where it counts positions (checked below in their attention code)
+    places = [row[0].split(",")[0] for row in rows]
+    assert places == ["cos and sin", "each query", "each query", "the *softmax scale*"], rows
     assert rows[0][1] == "`yarn` and `longrope`" and rows[0][2] == "$m^2$, when RoPE turns the whole head"
-    assert rows[1][1].startswith("Llama 4, in its layers without RoPE and with `attn_temperature_tuning` on;")
-    assert rows[1][1].endswith("Ministral 3") and rows[2][1].startswith("DeepSeek-V3, whose `yarn` puts its factor")
+    assert rows[1][1] == (
+        "Llama 4, only in its layers without RoPE and only with `attn_temperature_tuning` on; it counts positions from"
+        " the cache length"
+    )
+    assert rows[2][1] == "Ministral 3 and Mistral 4, in every layer; they read positions from `position_ids`"
+    assert rows[1][2] == rows[2][2] == "the query scale, which grows in steps with the position"
+    assert rows[3][0] == "the *softmax scale*, 1/√ of the query's width by default"
+    assert rows[3][1].startswith("DeepSeek-V3, whose `yarn` puts its factor")
     assert main.index("Other models put the number that multiplies the logits elsewhere in the code:") < main.index(
         "| where the code multiplies"
     )
@@ -5221,8 +5296,24 @@ def test_temperature_table_rows_are_where_transformers_multiplies():
     llama4 = inspect.getsource(modeling_llama4.Llama4TextAttention.forward)
     assert llama4.count("query_states * attn_scales") == 1
     assert "if self.attn_temperature_tuning and not self.use_rope:" in llama4
-    ministral = " ".join(inspect.getsource(modeling_ministral3.Ministral3Attention.forward).split())
-    assert "query_states = query_states * get_llama_4_attn_scale(" in ministral
+    # fix pass 274: "it counts positions from the cache length": tau's positions are the cache length plus the index
+    tau = llama4.split("if self.attn_temperature_tuning and not self.use_rope:")[1].split("query_states = (")[0]
+    assert "cache.get_seq_length(self.layer_idx)" in tau and "position_ids" not in tau, tau
+    # fix pass 274: "Ministral 3 and Mistral 4, in every layer; they read positions from `position_ids`": both
+    # attentions multiply the queries by `get_llama_4_attn_scale(position_ids, ...)` with no condition on the layer
+    from transformers.models.mistral4 import modeling_mistral4
+
+    for module, attention in (
+        (modeling_ministral3, modeling_ministral3.Ministral3Attention),
+        (modeling_mistral4, modeling_mistral4.Mistral4Attention),
+    ):
+        forward = inspect.getsource(attention.forward)
+        flat = " ".join(forward.split())
+        assert "query_states = query_states * get_llama_4_attn_scale( position_ids," in flat, attention
+        line = next(x for x in forward.splitlines() if "query_states = query_states * get_llama_4_attn_scale(" in x)
+        assert line.startswith(" " * 8 + "query_states") and not line.startswith(" " * 12), line  # not under an if
+        assert "use_rope" not in flat and "layer_types" not in flat, attention
+        assert "get_llama_4_attn_scale" in inspect.getsource(module)
 
 
 def test_temperature_section_leads_with_its_lesson():
@@ -5339,11 +5430,13 @@ def test_ramp_rule_on_the_main_line_llama3_in_turns_yarn_in_the_pair_index():
         " whose weight on $\\theta_i$ grows linearly with its turns in $L$, from 0 at `low_freq_factor` to 1 at"
         # fix pass 273 (read r270b #4): `yarn` named as chapter 7's YaRN, with its own bounds
         # (test_yarn_dict_read_like_llama3_opens_the_gpt_oss_block), before its weight
-        " `high_freq_factor`. Transformers' `yarn`, chapter 7's YaRN, blends the same two frequencies. Its bounds are"
-        " `beta_fast` and `beta_slow`, in turns in $L$: 32 and 1 by default. Its weight is linear in the pair index,"
-        " not in the turns."
+        # fix pass 274 (reads r271a #2 and r271b #2): one sentence, transformers' `yarn` code and its weight linear in
+        # the pair index; "not in the turns" is the gpt-oss block's (checked below, with the ramp itself)
+        " `high_freq_factor`. " + YARN_SENTENCE_274
     )
     assert said in section
+    gpt_oss = _collapsed("The same reading for a <code>yarn</code> dict: gpt-oss-20b")
+    assert "The ramp runs linearly in the pair index, not in the turns." in gpt_oss
     # beside the bands' table, before the pairs' table whose divisors it lets the reader check
     assert section.index("| divided | fewer than `low_freq_factor`") < section.index(said)
     assert (
@@ -5511,7 +5604,7 @@ def test_opening_excerpt_condenses_llamas_rope_path():
     the installed source, and the excerpt, run on small tensors, gives transformers' cos, sin and rotated query, with
     and without an attention factor."""
     page = _page()
-    opening = page[: page.index("Read these fields first:")]
+    opening = page[: page.index(FIELDS_LEAD_274)]
     code = _snippet("def rotate_half(x):")
     # read r206: the excerpt opens "Notes for reading code", right after its sentence, and not the page
     notes_raw = _raw()[_raw().index("## Notes for reading code") :]
@@ -5539,7 +5632,7 @@ def test_opening_excerpt_condenses_llamas_rope_path():
     assert "the *half layout*" in after_code
     # each of the three is in the code, and a later section's main line explains it
     assert ".float() * inv_freq" in code and "emb.cos() * attention_scaling" in code and "def rotate_half" in code
-    rest = page[page.index("Read these fields first:") :]
+    rest = page[page.index(FIELDS_LEAD_274) :]
     for heading, explained in (
         ("## bfloat16 frequencies", "- Transformers' path, float32 frequencies and angles, keeps each angle within"),
         ("## Temperature rules", "They multiply RoPE's cos and sin by one number, the *attention factor* $m$."),
@@ -6859,3 +6952,106 @@ def test_yarn_factor_that_differs_from_the_declared_ratio_warns():
     assert quiet == [], quiet
     slow_8, slow_16 = float(freqs[-1]), float(rope_utils.ROPE_INIT_FUNCTIONS["yarn"](sixteen, "cpu")[0][-1])
     assert math.isclose(slow_8 / slow_16, 2.0, rel_tol=1e-5), slow_8 / slow_16  # the slowest pair divided by 8, not 16
+
+
+def test_fields_first_are_config_json_keys_that_transformers_5_moves():
+    """The opening (fix pass 274, read r271b #1, unclear: "Read these fields first" named `rope_theta`, and the porting
+    section says "`config.rope_theta` fails"): "Read these keys of a model's `config.json` first. Transformers 5 moves
+    `rope_theta` and the scaling dict into `config.rope_parameters`, as the section on porting says:". Checked on
+    transformers 5.24 with the worked configuration's `config.json` keys: the built configuration has no `rope_theta`
+    attribute, and its `rope_parameters` holds the base and every key of the scaling dict; the porting section's main
+    line says the merge."""
+    page = _page()
+    opening = page[: page.index("(glossary-bands)=")]
+    assert FIELDS_LEAD_274 + " | field | what it sets |" in opening, opening[-1200:]
+    porting = _section_main_line(page, "## Porting transformers-4 code")
+    assert "into which it merges `rope_theta`, `rope_scaling` and `partial_rotary_factor`." in porting
+    assert "`config.rope_theta` fails" in porting
+    pytest.importorskip("transformers", minversion="5.24")  # the book's version
+    from transformers import LlamaConfig
+
+    keys = {  # the worked configuration's config.json keys, as the file spells them
+        "rope_theta": 500000.0,
+        "max_position_embeddings": 131072,
+        "rope_scaling": dict(LLAMA31_SCALING),
+    }
+    config = LlamaConfig.from_dict(copy.deepcopy(keys))
+    with pytest.raises(AttributeError):
+        config.rope_theta  # noqa: B018 - "moves": no longer an attribute of the configuration
+    params = config.rope_parameters
+    assert params["rope_theta"] == keys["rope_theta"]
+    for key, value in keys["rope_scaling"].items():  # the scaling dict's keys, `rope_type` and `factor` among them
+        assert params[key] == value, (key, params)
+    assert config.max_position_embeddings == keys["max_position_embeddings"]  # a top-level key stays
+
+
+def test_bfloat16_method_rounds_inv_freq_as_model_to_does():
+    """bfloat16 frequencies (fix pass 274, read r271a #8, an omission: `model.bfloat16()` was not named): "Load a model
+    in bfloat16 with `from_pretrained(..., dtype=torch.bfloat16)`, not with `model.to(torch.bfloat16)` or
+    `model.bfloat16()`. The first keeps RoPE's frequencies, `inv_freq`, in float32; the other two round them along with
+    the weights." On a tiny random Llama in transformers 5.24, `model.bfloat16()` leaves `inv_freq` in bfloat16 with
+    the same values as `model.to(torch.bfloat16)`, each the float32 frequency rounded to bfloat16, and rounds the
+    weights too; `from_pretrained` with the dtype keeps float32 (test_shift_cases_and_bfloat16_takeaway)."""
+    main = _section_main_line(_page(), "## bfloat16 frequencies")
+    assert main.startswith("## bfloat16 frequencies " + BF16_LOAD_274), main[:400]
+    pytest.importorskip("transformers", minversion="5.24")  # the book's version
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    torch.manual_seed(0)
+    config = LlamaConfig(
+        vocab_size=64, hidden_size=32, intermediate_size=64, num_hidden_layers=1, num_attention_heads=4
+    )
+    exact = LlamaForCausalLM(config).model.rotary_emb.inv_freq.clone()
+    assert exact.dtype == torch.float32
+    by_to = LlamaForCausalLM(config).to(torch.bfloat16)
+    by_method = LlamaForCausalLM(config).bfloat16()
+    for model in (by_to, by_method):
+        inv_freq = model.model.rotary_emb.inv_freq
+        assert inv_freq.dtype == torch.bfloat16 and next(model.parameters()).dtype == torch.bfloat16
+        assert torch.equal(inv_freq, exact.to(torch.bfloat16))  # rounded along with the weights
+        assert not torch.equal(inv_freq.float(), exact)  # some frequency moved
+
+
+def test_yarn_null_factor_warnings_can_be_ignored():
+    """The attention factor's block (fix pass 274, read r271a #3, an omission: a reader who sees transformers' warnings
+    distrusts the fallback): "With `null`, transformers logs warnings that read as if no factor were used, such as
+    "Using the explicit factor (None)"; they can be ignored." On transformers 5.24, a `yarn` dict with `"factor": null`
+    and a declared length 4 times the trained one logs that the factor field must be >= 1, got None, and that it uses
+    the explicit factor (None); yet the frequencies and the attention factor are those of `factor` 4."""
+    said = (
+        '`yarn` does the same only with `"factor": null`: transformers 5.24 refuses a `yarn` configuration without the'
+        ' key. With `null`, transformers logs warnings that read as if no factor were used, such as "Using the'
+        ' explicit factor (None)"; they can be ignored.'
+    )
+    summary = "Details: the attention factor, partial rotary, Phi-3, and how DeepSeek's <code>mscale</code> moves it"
+    assert said in _collapsed(summary)
+    pytest.importorskip("transformers", minversion="5.24")  # the book's version
+    import logging
+
+    from transformers import LlamaConfig
+    from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
+    from transformers.utils import logging as hf_logging
+
+    L, ratio = 8192, 4
+    small = dict(hidden_size=64, num_attention_heads=2, rope_theta=500000.0, max_position_embeddings=ratio * L)
+    logged = []
+    handler = logging.Handler(logging.WARNING)
+    handler.emit = lambda record: logged.append(record.getMessage())
+    library = logging.getLogger("transformers")  # transformers' loggers are its children and do not propagate
+    library.addHandler(handler)
+    hf_logging.warning_once.cache_clear()  # the second warning is logged once per message
+    try:
+        null = LlamaConfig(
+            **small, rope_scaling={"rope_type": "yarn", "factor": None, "original_max_position_embeddings": L}
+        )
+        inv_null, m_null = ROPE_INIT_FUNCTIONS["yarn"](null, "cpu")
+    finally:
+        library.removeHandler(handler)
+    assert any("factor field must be a float or int >= 1, got None" in m for m in logged), logged
+    assert any("Using the explicit factor (None) in YaRN" in m for m in logged), logged
+    explicit = LlamaConfig(
+        **small, rope_scaling={"rope_type": "yarn", "factor": float(ratio), "original_max_position_embeddings": L}
+    )
+    inv_four, m_four = ROPE_INIT_FUNCTIONS["yarn"](explicit, "cpu")
+    assert torch.equal(inv_null, inv_four) and m_null == m_four  # the fallback: s = max / original
+    assert math.isclose(m_null, 0.1 * math.log(ratio) + 1, rel_tol=1e-12) and m_null > 1

@@ -8948,8 +8948,10 @@ def test_glossary_worked_examples():
         # fix pass 272 (glossary read r269b #6, unclear: the cell sat beside `llama3` and YaRN as if Llama 3.1 could
         # run it): scaling from the trained length, which Llama 3.1's own file would not do (checked in
         # tests/test_glossary_page.py)
-        " scaling from the trained length, 8 192; with Llama 3.1's own file, transformers' `dynamic` would not scale"
-        " this input |"
+        # fix pass 274 (glossary read r271b #3, unclear: "with Llama 3.1's own file, transformers' `dynamic`" read as a
+        # fact about Llama 3.1, whose file names `llama3`): the counterfactual explicit, "run as `dynamic`"
+        " scaling from the trained length, 8 192; run as `dynamic` with Llama 3.1's own file, transformers would not"
+        " scale this input |"
     )
     assert worked in glossary, worked
     assert (
