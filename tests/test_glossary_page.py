@@ -228,11 +228,12 @@ SCALES_OPENING = (
     # factor's row and block give conditions without which no single multiplier exists): multiplies or divides, and
     # the attention factor only under its row's conditions (checked in
     # test_attention_factor_multiplies_the_logits_by_its_square_in_a_fully_rotated_head)
-    r"Each row below multiplies or divides \$q \\cdot k\$ before the softmax; the \*attention factor\* does so only"
-    r" under the conditions its row gives\. Where the logit is \$q \\cdot k\$"
-    r" times these multipliers alone, a"
-    r" (larger|smaller) multiplier"
-    r" (sharpens|flattens) attention: the top-scoring (key gets|keys get) (more|less) of the weight\."
+    # fix pass 275 (read r272b #4, unclear: the rows and the attention factor's conditions came before the one idea):
+    # the idea first, its scope in the same sentence, "its multipliers" as no row has been met yet; then the rows
+    r"A (larger|smaller) multiplier of \$q \\cdot k\$ (sharpens|flattens) attention where the logit is \$q \\cdot k\$"
+    r" times its multipliers alone: the top-scoring (key gets|keys get) (more|less) of the weight\."
+    r" Each row below multiplies or divides \$q \\cdot k\$ before the softmax; the \*attention factor\* does so only"
+    r" under the conditions its row gives\."
     # fix pass 235 (read r234 #2: the column set the base scale beside factors on top of it, with nothing saying
     # they compound): one sentence, checked in test_scales_compound_on_the_softmax_scale
     # fix pass 241 (read r240 #4: "softmax scale" used before its row defined it): named in italics with its usual value
@@ -1112,13 +1113,13 @@ def test_a_larger_multiplier_never_flattens_attention():
 
 
 def test_a_larger_multiplier_sharpens_only_a_logit_of_multipliers_alone():
-    """The opening's rule, :data:`SCALES_OPENING`: "Where the logit is $q \\cdot k$ times these multipliers alone, a
-    larger multiplier sharpens attention: the top-scoring key gets more of the weight." (fix pass 268, read r267 #1,
-    overstated: without the scope, the rule fails once a bias is added to the logit or a soft-cap follows the scale).
-    The reader's two counterexamples, through transformers' own attention functions, show the unscoped rule fails:
-    T5's adds its *relative bias* after the scale, and with $q \\cdot k$ of 0 and 1 and a bias of 0 and -2, doubling
-    the multiplier flattens attention to 0.5 and 0.5; Gemma 2's soft-caps after the scale, and with a cap of 1 and
-    $q \\cdot k$ of 3 and 1, or with its default cap and $q \\cdot k$ of 150 and 100, doubling the multiplier takes
+    """The opening's rule, :data:`SCALES_OPENING`: "A larger multiplier of $q \\cdot k$ sharpens attention where the
+    logit is $q \\cdot k$ times its multipliers alone: the top-scoring key gets more of the weight." (fix pass 268, read
+    r267 #1, overstated: without the scope, the rule fails once a bias is added to the logit or a soft-cap follows the
+    scale). The reader's two counterexamples, through transformers' own attention functions, show the unscoped rule
+    fails: T5's adds its *relative bias* after the scale, and with $q \\cdot k$ of 0 and 1 and a bias of 0 and -2,
+    doubling the multiplier flattens attention to 0.5 and 0.5; Gemma 2's soft-caps after the scale, and with a cap of 1
+    and $q \\cdot k$ of 3 and 1, or with its default cap and $q \\cdot k$ of 150 and 100, doubling the multiplier takes
     weight from the top-scoring key. The scoped rule holds: for random rows of $q \\cdot k$, Llama's attention with no
     mask is the softmax of $q \\cdot k$ times its scale alone, and as that multiplier grows, over products of the
     table's multipliers below and above 1, the top key's weight rises and the entropy never does."""
@@ -1131,8 +1132,10 @@ def test_a_larger_multiplier_sharpens_only_a_logit_of_multipliers_alone():
     assert (larger, direction, which, top) == ("larger", "sharpens", "key gets", "more")
     assert (
         # fix pass 274 (reads r271a #6 and r271b #5): the sentence before now ends on the attention factor's conditions
-        "the conditions its row gives. Where the logit is $q \\cdot k$ times these multipliers alone, a larger"
-        " multiplier sharpens attention: the top-scoring key gets more of the weight." in flat
+        # fix pass 275 (read r272b #4, unclear: the idea came after the rows): the section's first sentence, the rows
+        # after it
+        "### Temperature and query scales A larger multiplier of $q \\cdot k$ sharpens attention where the logit is"
+        " $q \\cdot k$ times its multipliers alone: the top-scoring key gets more of the weight. Each row below" in flat
     )
     module = type("M", (), {"training": False, "num_key_value_groups": 1})()
 
@@ -2304,8 +2307,11 @@ def test_rotation_complex_form_and_cpd_rows():
     )
     assert "for every weight vector $c$ whose entries sum to 0" in chapter("11_learned_position")
     # the row's inequality, as the check below computes it: the double sum is at least 0 (up to float64 rounding)
-    assert "a bias $B$ of two positions with $\\sum_{u,v} \\eta_u \\eta_v B(x_u, x_v) \\ge 0$ for any positions" in row(
-        "conditionally positive definite (CPD) kernel"
+    # fix pass 275 (read r272b #7, omission: KERPLE's definition asks for a symmetric bias, and the inequality alone
+    # constrains only B's symmetric part): "a symmetric bias", with the equation that says it
+    assert (
+        "a symmetric bias $B$ of two positions, $B(x, y) = B(y, x)$, with $\\sum_{u,v} \\eta_u \\eta_v B(x_u, x_v)"
+        " \\ge 0$ for any positions" in row("conditionally positive definite (CPD) kernel")
     )
     total = {"zero": 0.0, "one": 1.0}[total]
     x = torch.arange(6, dtype=torch.float64)
@@ -2315,6 +2321,20 @@ def test_rotation_complex_form_and_cpd_rows():
         alpha = torch.randn(6, generator=g, dtype=torch.float64)
         alpha = alpha - alpha.mean() + total / 6
         assert float(alpha @ bias @ alpha) >= -1e-12, alpha
+    # fix pass 275 (read r272b #7): why the row says symmetric. The double sum sees only B's symmetric part, so
+    # without the word a lopsided table would pass: ALiBi's bias plus an antisymmetric part gives the same sums
+    lopsided = bias + 3.0 * (x[:, None] - x[None, :])
+    assert not torch.equal(lopsided, lopsided.T)
+    for _ in range(100):
+        alpha = torch.randn(6, generator=g, dtype=torch.float64)
+        alpha = alpha - alpha.mean() + total / 6
+        assert abs(float(alpha @ lopsided @ alpha) - float(alpha @ bias @ alpha)) < 1e-9, alpha
+    # the biases chapter 11 checks for CPD are symmetric: ALiBi's two-sided bias above, and posenc's KERPLE tables,
+    # both shapes, which read only the distance's size
+    assert torch.equal(bias, bias.T)
+    for kind in ("log", "power"):
+        table = posenc.KerpleBias(2, kind=kind).bias_by_distance(x[:, None] - x[None, :]).detach()
+        assert torch.equal(table, table.transpose(-1, -2)), kind
 
 
 def test_rope_row_offset_and_turn_row_full_rotation():
@@ -2870,10 +2890,12 @@ def test_stretch_is_dynamic_ntks_effective_scale_with_factor_1():
 
 def test_betas_row_transformers_keeps_pair_0():
     """The betas row: "the pairs that turn more than `beta_fast` times are kept", its definition alone; the block "In
-    models and code", its betas bullet's "Transformers' code always keeps pair 0 and can depart from the rule in the
-    *betas* row, as the next bullet shows" (fix pass 267: moved there from the row), and the next bullet's
-    "Either way the code clamps the ramp's lower end at pair 0, so pair 0, the fastest, is kept however few times it
-    turns" (read r182: "kept means turns more than `beta_fast`" failed for chapter 8's heads at the default betas 32/1,
+    models and code", its betas bullet's "With `beta_fast` at least `beta_slow`, as in both, transformers' code keeps
+    pair 0 in any head whose slowest pair turns at most `beta_fast` times in $L$. The code can still depart from the
+    rule in the *betas* row, as the next bullet shows" (fix pass 267: moved there from the row; fix pass 275, read
+    r272b #1: "always" was overstated), and the next bullet's "Either way the code clamps the ramp's lower end at pair
+    0, so pair 0, the fastest, is kept whenever it turns fewer than `beta_fast` times in $L$, however few" (read r182:
+    "kept means turns more than `beta_fast`" failed for chapter 8's heads at the default betas 32/1,
     where no pair turns 32 times and pair 0 is kept; read r186: the row named that exception inside the definition, so
     the row says which pairs are kept, not that only they are; that they are is test_summary's sweep; read r199: a
     reader of the row alone concluded that YaRN 32/1 keeps no pair of chapter 8's heads, so the row adds pair 0 in a
@@ -2882,7 +2904,9 @@ def test_betas_row_transformers_keeps_pair_0():
     of widths, bases, lengths, factors, betas and both `truncate` settings, pair 0's frequency is always its own,
     also where pair 0 turns fewer than `beta_fast` times, and where it turns fewer than `beta_slow` times; and the
     sweep holds cases of both kinds, chapter 8's head at 32/1 among them. YaRN's paper would ramp such a pair: its
-    blend is linear in the turns and is 1 only above `beta_fast` turns."""
+    blend is linear in the turns and is 1 only above `beta_fast` turns. Fix pass 275 (read r272b #1): both conditions
+    are needed, and pair 0 below `beta_fast` turns is kept without them: with the betas swapped, Llama 3.1's head loses
+    pair 0, and with them in order, a head whose every pair turns more than `beta_fast` times loses it too."""
     import transformers.modeling_rope_utils as rope_utils
 
     assert "*turns in $L$*: the pairs that turn more than `beta_fast` times are kept," in row("betas")
@@ -2893,10 +2917,13 @@ def test_betas_row_transformers_keeps_pair_0():
     # row keeps its definition alone; the sentence on pair 0 joined the block's betas bullet, which points to the
     # next bullet, the one on `truncate` and the clamp at pair 0
     (definition,) = cells("betas")[2].split(". ")
+    # fix pass 275 (read r272b #1, overstated: "always keeps pair 0" fails with beta_fast below beta_slow): the two
+    # conditions under which the code keeps it, each shown necessary by the sweep below
     pair_0_said = (
-        "- YaRN's *betas* are 32 and 1 by default, 2 and 1 in chapter 8's main runs. Transformers' code always keeps"
-        " pair 0 and can depart from the rule in the *betas* row, as the next bullet shows. - YaRN's `truncate` in"
-        " transformers,"
+        "- YaRN's *betas* are 32 and 1 by default, 2 and 1 in chapter 8's main runs. With `beta_fast` at least"
+        " `beta_slow`, as in both, transformers' code keeps pair 0 in any head whose slowest pair turns at most"
+        " `beta_fast` times in $L$. The code can still depart from the rule in the *betas* row, as the next bullet"
+        " shows. - YaRN's `truncate` in transformers,"
     )
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     terms = raw[raw.index("\n### Terms for longer inputs\n") :]
@@ -2907,9 +2934,12 @@ def test_betas_row_transformers_keeps_pair_0():
     assert "`truncate` divides every pair but pair 0 by 4, and without it no pair is divided" in " ".join(
         models_block("### Terms for longer inputs").split()
     )
+    # fix pass 275 (read r272b #1, overstated: pair 0 kept "however few times it turns" read as always): kept below
+    # beta_fast turns, whatever the betas' order (the swapped sweep below)
     assert (
-        "Either way the code clamps the ramp's lower end at pair 0, so pair 0, the fastest, is kept however few times"
-        " it turns." in models_block("### Terms for longer inputs")
+        "Either way the code clamps the ramp's lower end at pair 0, so pair 0, the fastest, is kept whenever it turns"
+        " fewer than `beta_fast` times in $L$, however few."
+        in " ".join(models_block("### Terms for longer inputs").split())
     )
     assert "return max(low, 0), min(high, dim - 1)" in inspect.getsource(rope_utils._compute_yarn_parameters)
     run = load_results("extrapolation", check=False)["config"]
@@ -2938,6 +2968,8 @@ def test_betas_row_transformers_keeps_pair_0():
             truncate=trunc,
         ).double()
         assert abs(float(yarn[0] / own[0]) - 1) < 1e-6, (width, base, length, factor, fast, slow, trunc)
+        # fix pass 275 (read r272b #1): every case here meets the bullet's two conditions
+        assert fast >= slow and float(length * own[-1] / (2 * math.pi)) <= fast, (width, base, length, fast)
         slowed += float(yarn[-1] / own[-1]) < 1 - 1e-3  # a real scaling: some pair is slowed
         turns0 = float(length * own[0] / (2 * math.pi))
         swept += 1
@@ -2946,6 +2978,63 @@ def test_betas_row_transformers_keeps_pair_0():
         ch8_default |= (width, length, fast, slow) == (head, run["train_length"], 32.0, 1.0) and turns0 < fast
     assert swept == 810 and below_fast > 50 and below_slow > 10 and ch8_default, (swept, below_fast, below_slow)
     assert slowed > 700, slowed
+
+    # fix pass 275 (read r272b #1, overstated): each condition is needed. Llama 3.1's head (width 128, base 5e5, L 8192,
+    # factor 8), whose pair 0 turns more than either beta: with the betas in order pair 0 is kept; swapped, the ramp
+    # runs backwards, pair 0 is divided by the factor and the slowest pair is kept
+    def pair_divisors(width, base, length, fast, slow, trunc=True, factor=8.0):
+        own = posenc.rope_inv_freq(width, base, dtype=torch.float64)
+        yarn = hf_inv_freq(
+            width,
+            max_position_embeddings=int(length * factor),
+            rope_type="yarn",
+            rope_theta=base,
+            factor=factor,
+            original_max_position_embeddings=length,
+            beta_fast=fast,
+            beta_slow=slow,
+            truncate=trunc,
+        ).double()
+        return own / yarn
+
+    llama = posenc.rope_inv_freq(128, 5e5, dtype=torch.float64)
+    assert float(8192 * llama[0] / (2 * math.pi)) > 32 and float(8192 * llama[-1] / (2 * math.pi)) < 1
+    for trunc in (True, False):
+        for fast, slow in ((32.0, 1.0), (2.0, 1.0)):
+            assert abs(float(pair_divisors(128, 5e5, 8192, fast, slow, trunc)[0]) - 1) < 1e-6, (fast, slow, trunc)
+        for fast, slow in ((1.0, 32.0), (0.5, 64.0)):
+            divided = pair_divisors(128, 5e5, 8192, fast, slow, trunc)
+            assert abs(float(divided[0]) - 8) < 1e-5 and abs(float(divided[-1]) - 1) < 1e-6, (fast, slow, trunc)
+    # the betas in order, 32 and 1, but a head whose every pair turns more than 32 times in L (width 16, base 2, L
+    # 8192): the correction range's kept end lies past its divided end, clamped at dim - 1, so the ramp runs backwards
+    # and every pair, pair 0 included, is divided by the factor
+    tiny = posenc.rope_inv_freq(16, 2.0, dtype=torch.float64)
+    assert float(8192 * tiny[-1] / (2 * math.pi)) > 32
+    for trunc in (True, False):
+        divided = pair_divisors(16, 2.0, 8192, 32.0, 1.0, trunc)
+        assert torch.allclose(divided, torch.full_like(divided, 8.0), rtol=1e-5), (trunc, divided)
+    # "kept whenever it turns fewer than `beta_fast` times, however few": the betas swapped too, over heads whose
+    # pair 0 turns fewer times than beta_fast; the kept end then falls below pair 0 and is clamped there
+    few = 0
+    for width, base, length, (fast, slow), trunc in [
+        (w, b, n, betas, tr)
+        for w in (head, 16, 128)
+        for b in (1e4, 5e5)
+        for n in (run["train_length"], 8, 64)
+        for betas in ((32.0, 1.0), (32.0, 2.0), (1.0, 32.0), (16.0, 64.0), (64.0, 0.5))
+        for tr in (True, False)
+    ]:
+        if length / (2 * math.pi) < fast:  # pair 0 turns L / (2 pi) times in L
+            few += 1
+            assert abs(float(pair_divisors(width, base, length, fast, slow, trunc)[0]) - 1) < 1e-6, (
+                width,
+                base,
+                length,
+                fast,
+                slow,
+                trunc,
+            )
+    assert few > 50, few
 
 
 def test_betas_row_truncate_moves_the_ramps_ends_outward():
@@ -2972,17 +3061,18 @@ def test_betas_row_truncate_moves_the_ramps_ends_outward():
 
     assert "truncate" not in inspect.getsource(rope_utils._compute_llama3_parameters)  # YaRN's only
     assert "truncate (`bool`, *optional*): Only used with 'yarn'." in " ".join(inspect.getsource(rope_utils).split())
-    # "Either way the code clamps the ramp's lower end at pair 0, so pair 0, the fastest, is kept however few times it
-    # turns. With the default betas 32/1, which chapter 8 also runs, its heads have no pair that turns 32 times, yet
-    # pair 0 is kept" (the hedge the betas row no longer carries; chapter 8's main runs use 2/1, its "yarn b32" arm
-    # 32/1, so the bullet comes right after the betas bullet that says so): transformers' clamp, and its yarn over
-    # chapter 8's head and a
-    # sweep, both truncate settings
+    # "Either way the code clamps the ramp's lower end at pair 0, so pair 0, the fastest, is kept whenever it turns
+    # fewer than `beta_fast` times in $L$, however few. With the default betas 32/1, which chapter 8 also runs, its
+    # heads have no pair that turns 32 times, yet pair 0 is kept" (the hedge the betas row no longer carries; chapter
+    # 8's main runs use 2/1, its "yarn b32" arm 32/1, so the bullet comes right after the betas bullet that says so):
+    # transformers' clamp, and its yarn over chapter 8's head and a sweep, both truncate settings
     ((what_if_fast, what_if_slow, what_if_turns),) = re.findall(
         # fix pass 267 (reads r266 #6 and r266b #3): the betas bullet ends with the row's old sentence on pair 0
-        r"- YaRN's \*betas\* are \d+ and \d+ by default, \d+ and \d+ in chapter 8's main runs\. Transformers' code"
-        r" always keeps pair 0 and can depart from the rule in the \*betas\* row, as the next bullet shows\. - YaRN's"
-        r" `truncate` in"
+        # fix pass 275 (read r272b #1, overstated: not "always"): that sentence with its two conditions
+        r"- YaRN's \*betas\* are \d+ and \d+ by default, \d+ and \d+ in chapter 8's main runs\. With `beta_fast` at"
+        r" least `beta_slow`, as in both, transformers' code keeps pair 0 in any head whose slowest pair turns at most"
+        r" `beta_fast` times in \$L\$\. The code can still depart from the rule in the \*betas\* row, as the next"
+        r" bullet shows\. - YaRN's `truncate` in"
         r" transformers, true by default, moves the ramp's two ends outward to whole pairs; gpt-oss sets it to false\."
         r" Where pair 0 turns at least `beta_slow` times in \$L\$, it changes how the ramped pairs blend, not which"
         r" pairs are kept or divided by \$s\$\."
@@ -2996,8 +3086,10 @@ def test_betas_row_truncate_moves_the_ramps_ends_outward():
         # checked below on transformers' own correction range, with and without `truncate`
         r" There the ramp's end on the divided side falls below pair 0: `truncate` rounds it up to pair 0, so every"
         r" later pair is divided, while without it the ramp runs backwards and keeps every pair\."
-        r" Either way the code clamps the ramp's lower end at pair 0, so pair 0, the fastest, is kept however few times"
-        r" it turns\."
+        # fix pass 275 (read r272b #1, overstated): kept below beta_fast turns, whatever the betas' order (the
+        # swapped sweep in test_betas_row_transformers_keeps_pair_0)
+        r" Either way the code clamps the ramp's lower end at pair 0, so pair 0, the fastest, is kept whenever it turns"
+        r" fewer than `beta_fast` times in \$L\$, however few\."
         r" With the default betas (\d+)/(\d+), which chapter 8 also runs, its heads have no pair that turns"
         r" (\d+) times, yet pair 0 is kept\. - Llama 3\.1 sets",
         " ".join(block.split()),
@@ -3085,12 +3177,16 @@ def test_betas_row_truncate_moves_the_ramps_ends_outward():
         " {doc}`7 <../notebooks/07_beyond>`,"
         " {doc}`8 <../notebooks/08_extrapolation>` |"
     )
-    assert "pair 0, the fastest, is kept however few times it turns." in block
+    # fix pass 275 (read r272b #1, overstated: "however few times it turns" and "always keeps pair 0" read as
+    # unconditional): each with its condition
+    assert "pair 0, the fastest, is kept whenever it turns fewer than `beta_fast` times in $L$, however few." in (
+        " ".join(block.split())
+    )
     (definition,) = cells("betas")[2].split(". ")
     assert "pair 0" not in definition and len(definition.split()) <= 35, definition
     assert (
-        "Transformers' code always keeps pair 0 and can depart from the rule in the *betas* row, as the next bullet"
-        " shows." in " ".join(block.split())
+        "transformers' code keeps pair 0 in any head whose slowest pair turns at most `beta_fast` times in $L$. The"
+        " code can still depart from the rule in the *betas* row, as the next bullet shows." in " ".join(block.split())
     )
     source = inspect.getsource(_compute_yarn_parameters)
     assert f'get("beta_fast") or {fast}' in source and f'get("beta_slow") or {slow}' in source
@@ -4006,9 +4102,10 @@ def test_fast_pair_row_is_one_definition_and_the_turns_in_l_count_is_in_the_bloc
     assert "Asking instead" not in page() and "boundary" not in row("fast pair")
     # chapter 7's other sense is the Letters table's "fast" row, the page's place for such clashes: its first column
     # repeats the fast pair row's inequality, its second names chapter 7's YaRN row and `beta_fast`, 32
+    # fix pass 275 (read r272a #6, overstated: "pair 0 always" fails with the betas swapped): pair 0 below 32 turns
     assert letters("fast") == (
         "| fast | a *fast pair*, one with $(L - 1)\\,\\theta_i \\ge 2\\pi$ | in chapter 7's YaRN row, only the pairs"
-        " YaRN keeps: those that turn more than `beta_fast`, 32, times in $L$, and pair 0 always |"
+        " YaRN keeps: those that turn more than `beta_fast`, 32, times in $L$, and pair 0 even when it turns fewer |"
     )
     assert "$(L - 1)\\,\\theta_i \\ge 2\\pi$" in row("fast pair") and "Chapter 7" not in row("fast pair")
     # the Letters row's second meaning: chapter 7's method table says so in its YaRN row; transformers' `yarn` at its
@@ -4026,6 +4123,14 @@ def test_fast_pair_row_is_one_definition_and_the_turns_in_l_count_is_in_the_bloc
         assert torch.equal(kept, turns > int(re.findall(r"`beta_fast`, (\d+), times", letters("fast"))[0])), (d, b, L)
         fast = (L - 1) * theta >= 2 * math.pi
         assert bool((fast & ~kept).any()) and not bool((kept & ~fast).any())
+    # fix pass 275 (read r272a #6): "and pair 0 even when it turns fewer": chapter 7's toy head, L = 64 and d = 128,
+    # whose pair 0 turns about 10 times in L, fewer than 32; transformers' `yarn` at its default betas keeps it, as
+    # chapter 7's block says
+    assert "At $L = 64$ and $d = 128$, pair 0 is kept" in " ".join(chapter("07_beyond").split())
+    toy_theta = 1e4 ** (-torch.arange(0, 128, 2, dtype=torch.float64) / 128)
+    assert 1 < 64 / (2 * math.pi) < 32
+    toy = hf_inv_freq(128, rope_type="yarn", rope_theta=1e4, factor=8.0, original_max_position_embeddings=64).double()
+    assert abs(float(toy[0] / toy_theta[0]) - 1) < 1e-6 and float(toy[1] / toy_theta[1]) < 1 - 1e-3
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     longer = raw[raw.index("### Terms for longer inputs") : raw.index("### Temperature and query scales")]
     table = longer[longer.index("| English |") : longer.index("<details>")]
@@ -5048,7 +5153,8 @@ def test_temperature_section_opens_with_its_multiplier_table():
     header = "| English | 中文 | meaning | multiplier of $q \\cdot k$ | chapter |"
     flat = " ".join(section.split())
     # fix pass 268 (read r267 #1): the rule's sentence opens on its scope, "Where the logit is [...] alone, a larger"
-    assert flat.index("alone, a larger multiplier sharpens attention:") < flat.index(header)
+    # fix pass 275 (read r272b #4): the rule's sentence opens on the idea, its scope after it
+    assert flat.index("A larger multiplier of $q \\cdot k$ sharpens attention where") < flat.index(header)
     # read r199: "Each scale in this table multiplies $q \cdot k$ before the softmax. [...] A *temperature* $t$
     # multiplies $q \cdot k$ by $1/t$": the opening's object is the fourth column's, $q \cdot k$; the temperature's
     # number is its cell's reciprocal; read r200: the sentence naming the fourth column left the main line, whose
@@ -5107,10 +5213,11 @@ def test_temperature_section_opens_with_its_multiplier_table():
         # fix pass 268 (read r267 #1, overstated: a bias or a soft-cap can make a larger multiplier flatten): the
         # rule's scope, a logit that is q . k times the multipliers alone
         # fix pass 274 (reads r271a #6 and r271b #5): multiplies or divides, the attention factor under conditions
-        "### Temperature and query scales Each row below multiplies or divides $q \\cdot k$ before the softmax; the"
-        " *attention factor* does so only under the conditions its row gives. Where"
-        " the logit is $q \\cdot k$ times these multipliers alone, a larger multiplier sharpens attention: the"
-        " top-scoring key gets more of the weight."
+        # fix pass 275 (read r272b #4, unclear: the rows and their conditions came before the one idea): the idea first
+        "### Temperature and query scales A larger multiplier of $q \\cdot k$ sharpens attention where the logit is"
+        " $q \\cdot k$ times its multipliers alone: the top-scoring key gets more of the weight. Each row below"
+        " multiplies or divides $q \\cdot k$ before the softmax; the *attention factor* does so only under the"
+        " conditions its row gives."
     ), opening
     # read r197: "that" no longer opens a sentence, and no sentence says every scale multiplies without its exceptions
     assert "that multiplies" not in opening and "the same number" not in opening, opening
@@ -5912,13 +6019,12 @@ def test_row_wordings_match_their_chapters_and_sources():
         r" as Gemma 2 27B's and Gemma 3 27B's do: 144 and 168 against a head width of 128\.",
         text,
     )
-    # the released files' fields (google/gemma-2-27b and google/gemma-3-27b-it config.json; transformers'
-    # convert_gemma3_weights.py marks 168 "Different from other sizes"): the scalar is hidden_size over the heads,
-    # the head width 128; posenc's copy of Gemma 3 27B's RoPE fields has the same head width
-    released = {"gemma-2-27b": (4608, 32, 128, 144), "gemma-3-27b": (5376, 32, 128, 168)}
-    for hidden, heads, head_dim, scalar in released.values():
-        assert hidden // heads == scalar != head_dim == 128
-    assert MODEL_ROPE_CONFIGS["gemma-3-27b"]["head_dim"] == released["gemma-3-27b"][2]
+    # fix pass 275 (read r272a #7, assert-cannot-fail: a loop checked hidden // heads == scalar on numbers typed
+    # into this test, so it could not catch a wrong value; removed): 144 and 168 are the released files' values
+    # (google/gemma-2-27b and google/gemma-3-27b-it config.json), which no offline check can read. What can be
+    # checked: posenc's copy of Gemma 3 27B's RoPE fields gives the head width 128, and transformers' defaults set the
+    # scalar equal to the head width, so a file that sets 144 or 168 sets the two apart.
+    assert MODEL_ROPE_CONFIGS["gemma-3-27b"]["head_dim"] == 128
     for config, module in ((transformers.Gemma2Config(), modeling_gemma2), (gemma3, modeling_gemma3)):
         assert config.query_pre_attn_scalar == int(default) == config.head_dim
         assert "self.scaling = config.query_pre_attn_scalar**-0.5" in inspect.getsource(module)
@@ -6806,10 +6912,11 @@ def test_temperature_sections_opening_names_the_chapters_that_multiply():
     )
     assert "Llama 3.1" not in opening and "Llama 3.1's head is fully rotated" in block(YARN_FACTORS)
     # fix pass 268 (read r267 #1, overstated: a bias or a soft-cap can make a larger multiplier flatten): its scope
-    assert (
-        "Where the logit is $q \\cdot k$ times these multipliers alone, a larger multiplier sharpens attention: the"
-        " top-scoring key gets more of the weight." in opening
-    )
+    # fix pass 275 (read r272b #4, unclear: the idea came after the rows): the idea first, its scope in its sentence
+    assert opening.startswith(
+        "### Temperature and query scales A larger multiplier of $q \\cdot k$ sharpens attention where the logit is"
+        " $q \\cdot k$ times its multipliers alone: the top-scoring key gets more of the weight."
+    ), opening
     assert "a $t$ below 1 sharpens" not in opening  # the temperature's direction is its row's alone
     assert cells("attention factor")[3].startswith("$a^2$ in a fully rotated head,")
     assert row("attention factor").count("in a fully rotated head") == 2  # its meaning and its multiplier
@@ -7229,19 +7336,22 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
     assert paragraphs_longer[1] == "Below, $L$ is a model's *trained length* and $\\ell$ an input's length.", longer
     # read r203: then the slow and fast pairs, defined at the section's top, right after the letter their definition
     # needs, and before the three numbers' table, whose effective factor speaks of the slowest pair
-    assert paragraphs_longer[2] == " ".join(
-        (
-            SLOW_PAIR_CLAUSE,
-            FASTEST_PAIR_LINES,
-            LLAMA_HEAD,
-            LLAMA_FAST_NOT_KEPT,
-            LLAMA_RAMPED,
-        )  # fix pass 273: the ramp's sentence
-    ), longer
-    assert "| *extension factor* $s$ | the configuration's `factor` |" in paragraphs_longer[4], longer
-    assert paragraphs_longer[3] == "Three numbers are easy to mix up:" and paragraphs_longer[5:] == [
+    # fix pass 275 (read r272b #3, unclear: slow, fast, kept and ramp and three index ranges came before the section's
+    # clearest part): the three numbers' table and its note right after the letters, then that paragraph
+    assert paragraphs_longer[2] == "Three numbers are easy to mix up:", longer
+    assert "| *extension factor* $s$ | the configuration's `factor` |" in paragraphs_longer[3], longer
+    assert paragraphs_longer[4:] == [
         # fix pass 258 (read r253b #4); fix pass 258b (read r258b #1: the clash named, not resolved): which s is whose
         "This page keeps $s$ for `factor`; chapter 8, and one section of chapter 7, write $s$ for the stretch.",
+        " ".join(
+            (
+                SLOW_PAIR_CLAUSE,
+                FASTEST_PAIR_LINES,
+                LLAMA_HEAD,
+                LLAMA_FAST_NOT_KEPT,
+                LLAMA_RAMPED,
+            )  # fix pass 273: the ramp's sentence
+        ),
         "",
     ], longer
     # read r191: "A worked case follows the table" was false (five blocks came between); the section says nothing of it
@@ -7277,11 +7387,8 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
     assert "PI whose effective factor is the current input's *stretch*" in row("dynamic PI")  # the two rules'
     assert "YaRN with the current input's *stretch* as its `factor`" in row("dynamic YaRN")  # own rows
     ((main_stretch, config_word, slowest),) = re.findall(
-        r"an input's length\. "
-        + re.escape(
-            " ".join((SLOW_PAIR_CLAUSE, FASTEST_PAIR_LINES, LLAMA_HEAD, LLAMA_FAST_NOT_KEPT, LLAMA_RAMPED))
-        )  # pass 273
-        + r" Three numbers are easy to mix up: \| number \| what it is \|"
+        # fix pass 275 (read r272b #3): the three numbers' table right after the letters, the slow pairs after its note
+        r"an input's length\. Three numbers are easy to mix up: \| number \| what it is \|"
         # fix pass 231 (read r230 #1: "the same for every input" met dynamic PI and dynamic YaRN, which use the
         # stretch as their factor; the rows below define both): the stretch's row first, then the factor's, which
         # names the two rules that put the stretch in its place
@@ -7299,7 +7406,11 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
         r" \$s\$ \| the (configuration's `factor`) \| the configuration \| \|"
         r" \*effective factor\* \| what a rule divides the (slowest) pair's frequency by \|"
         r" the rule, and for a dynamic rule also the input \| This page keeps \$s\$ for `factor`; chapter 8, and one"
-        r" section of chapter 7, write \$s\$ for the stretch\.$",
+        r" section of chapter 7, write \$s\$ for the stretch\. "
+        + re.escape(
+            " ".join((SLOW_PAIR_CLAUSE, FASTEST_PAIR_LINES, LLAMA_HEAD, LLAMA_FAST_NOT_KEPT, LLAMA_RAMPED))
+        )  # pass 273
+        + "$",
         top,
     )
     # the worked example goes on from its opening to the rules without the table

@@ -1758,8 +1758,19 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
         # threshold_below_511; FireBias's MLP sees u alone, checked below with early and late); the lift, at every
         # distance 1 to 63 in all 40 heads and in the head drawn (gains and drawn below); the share is the block's
         # (share_274)
+        # fix pass 275 (reads r272a #4 and r272b #3, unclear: the main line showed the lift but not its stake, which
+        # only the block gave): one sentence after the lift, the lost share and its size in the head drawn (stake_275:
+        # the figure's cell asserts 0.9 and 0.7 on the same saved curves, at equal content scores over keys 0 to 63
+        # back; the lowering holds at any content scores, near_63 against near_511 in the appendix's test); the
+        # reasoning stays the block's (share_274)
         "Chapter 8's trained FIRE models show the effect of a later query's smaller $u$. Query 511 gives every key 1 to"
-        " 63 back a higher bias than query 63 does, as the figure below draws for one head."
+        " 63 back a higher bias than query 63 does, as the figure below draws for one head. At equal content scores,"
+        " the lift lowers the two nearest tokens' share of the 64 nearest keys' weight, from about nine tenths to"
+        " seven tenths in the head drawn."
+    )
+    stake_275 = (
+        "At equal content scores, the lift lowers the two nearest tokens' share of the 64 nearest keys' weight, from"
+        " about nine tenths to seven tenths in the head drawn."
     )
     lesson_r273 = (
         "Past the threshold, a later query gives each key behind it a smaller $u$, as the figure above shows. In"
@@ -1778,9 +1789,9 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
         " the smallest gain, and the own token keeps its bias. Every other key up to 63 back gains more bias than"
         " these two. Softmax gives each key a share in proportion to $e^{\\text{logit}}$. So, at equal content scores,"
         " the two nearest tokens get a smaller share of the 64 nearest keys' weight from query 511 than from query 63."
-        " In the head drawn below, their share falls from about nine tenths to seven tenths, as the note in the figure"
-        " gives."
     )
+    # fix pass 275 (reads r272a #4 and r272b #3): the share's size moved to the main line (stake_275)
+    assert "as the note in the figure gives" not in text
     assert "the two nearest tokens are the ones a model needs" not in text  # fix pass 268 (read r267b #2)
     # fix pass 272 (reads r269a #3 and r269b #2): the chain, first in the block, as the reasoning for the share's fall
     chain_272 = (
@@ -1908,8 +1919,9 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
     # r203: the conclusion opens the paragraph, so it is not said again at its end)
     # fix pass 267: the link, the fall with the distance, so with u
     # fix pass 274 (reads r271a #3 and r271b #2): two sentences, the effect, then the lift drawn below
+    # fix pass 275 (reads r272a #4 and r272b #3): three, the lift's stake last (stake_275)
     assert (
-        len(re.findall(r"[.:;] (?=[A-Z])", lesson)) + 1 == 2
+        len(re.findall(r"[.:;] (?=[A-Z])", lesson)) + 1 == 3
     )  # fix pass 221: the weight moved, the fall with u, the lift, the key one back, the own token; 249: its size;
     # fix pass 264: every other key's larger gain; fix pass 265: why the two nearest tokens matter; fix pass 266: the
     # filler first, FIRE's rule, the lift, the key one back with the own token and every other key, the share, and
@@ -2008,7 +2020,12 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
     # fix pass 274 (reads r271a #3 and r271b #2): the share and its size are the block's; "Whether this raises
     # FIRE's loss is not measured." joined the block's guess, which says it once ("no run here tests it", guess below)
     assert "Whether this raises FIRE's loss is not measured." not in text
-    assert "nine tenths to seven tenths" not in trained_main and "nine tenths to seven tenths" in fire_block
+    # fix pass 275 (reads r272a #4 and r272b #3): the size is the main line's, once, right after the lift; the block
+    # keeps the reasoning (share_274) and the guess, whose "no run here tests it" says the loss is not measured
+    assert "nine tenths to seven tenths" in trained_main and "nine tenths to seven tenths" not in fire_block
+    assert trained_main.count(stake_275) == 1 and trained_main.index(
+        "Query 511 gives every key 1 to 63 back a higher bias"
+    ) < trained_main.index(stake_275)
     assert all(
         sorted(fire_seed["learned_bias"]) == ["512", "64"] for fire_seed in saved_run()[1]["metrics"]["fire"].values()
     )
@@ -3599,10 +3616,18 @@ def test_trained_counts_sentence_rests_on_the_live_asserts():
     # (the RoPE model's one layer, CoPE's table size chosen for the task, the unmasked padding only its gates can skip:
     # each checked below); "may favour": whether the padding favours CoPE is not tested, as the block says. The deeper
     # RoPE model and the padding's share, about 41 %, are the block's (deeper and padding, below)
-    narrow = (
+    narrow_r274 = (
         "The comparison is narrow and may favour CoPE: a one-layer RoPE model, CoPE's table size chosen for the task,"
         " and unmasked padding that only CoPE's gates can skip."
     )
+    # fix pass 275 (read r272b #1, overstated: the padding lies before every label, so no padding gate enters a label's
+    # count and no question-to-label distance changes; the skip it named changed nothing): the main line keeps the
+    # two reasons that hold; what the padding does and does not do is the block's (padding, below)
+    narrow = (
+        "The comparison is narrow and may favour CoPE: a one-layer RoPE model and CoPE's table size chosen for the"
+        " task."
+    )
+    assert narrow_r274 not in " ".join(text.split()) and "only CoPE's gates can skip" not in text
     deeper = "A deeper RoPE model might count too."  # the setup says both models have one attention layer
     flat = " ".join(text.split())
     assert unmasked_r273 not in flat and narrow_r273 not in flat and "two fifths" not in flat
@@ -3620,8 +3645,9 @@ def test_trained_counts_sentence_rests_on_the_live_asserts():
     block = collapsed(flat, not_tested)
     assert padded not in main and flat.count(padded) == 1 and padded in block
     # fix pass 268 (read r267b #5): the main line names the padding once, in the caveat after the result (fix pass
-    # 274: the one sentence that names the three reasons)
-    assert main.count("padding") == 1 and " ".join(main.split()).count(narrow) == 1
+    # 274: the one sentence that names the three reasons; fix pass 275, read r272b #1: the block's alone, as it
+    # enters no label's count)
+    assert main.count("padding") == 0 and " ".join(main.split()).count(narrow) == 1
     assert main.index("The cell decodes one short input: labels") < main.index(result)
     # read r203: takeaway 3 named the padding, a caveat the main line never showed; it is the block's alone
     assert "padding" not in main[main.index("## Takeaways") :]
@@ -3653,10 +3679,16 @@ def test_trained_counts_sentence_rests_on_the_live_asserts():
     assert flat.count("deeper RoPE model might count") == 1 and "might count sentences too" not in flat
     # the setup's advantage for CoPE, said on the main line beside the result: the padding share is the saved run's
     # (cell 50 asserts 0.40 to 0.42 at both lengths), and the block's "whether that favours CoPE is not tested"
+    # fix pass 275 (read r272b #1, overstated: "CoPE's gates can leave it out of their counts"): what the left padding
+    # does and does not do, each checked on the task's batches in test_counting_left_padding_enters_no_label_count_
+    # and_changes_no_distance; its effect on accuracy, untested, as before
     padding = (
         f"{padded} The decoded input above does not show it. On average, about 41 % of an input is this padding."
-        " CoPE's gates can leave it out of their counts; whether that favours CoPE is not tested."
+        " It lies before every label, so it enters no label's count and changes no distance to a label. The padding"
+        " keys still take some of the question's weight, in both models. What the padding does to either model's"
+        " accuracy is not tested."
     )
+    assert "CoPE's gates can leave it out of their counts" not in text and "learn to leave it out" not in text
     assert flat.count(padding) == 1 and flat.index(narrow) < flat.index(padding)
     assert padding in block
     for sentences in (8, 16):  # "about 41 %": the padding share at both lengths, as the box's "On average 41 %"
@@ -6329,7 +6361,10 @@ def test_cope_logit_bias_takes_no_padding_or_document_mask():
     CoPE cannot): the CoPE section's block, "posenc's `CoPE.logit_bias(q, k, *, causal)` takes no padding or document
     mask, so its counts also take in the gates on padding, as in this chapter's counting task, whose padding no mask
     hides." The signature has no mask argument, nor do `CoPE.positions` and the attention layer the counting task's
-    model calls; a padding key between a key and the query adds its gate to that key's count."""
+    model calls; a padding key between a key and the query adds its gate to that key's count. Fix pass 275 (read
+    r272b #1, overstated: left padding, as in the counting task, lies before every label, so it enters no label's
+    count): the block says what holds for tokens before a key (left padding, an earlier packed document) and for
+    padding between a key and the query, each checked below."""
     import inspect
 
     from posenc.attention.multihead import MultiHeadAttention
@@ -6337,12 +6372,30 @@ def test_cope_logit_bias_takes_no_padding_or_document_mask():
 
     flat = " ".join(chapter_markdown("11_learned_position").split())
     block = collapsed(flat, "How the reference code clamps, scales and shares, and why posenc's CoPE needs float32")
-    said = (
+    said_r274 = (
         "posenc's `CoPE.logit_bias(q, k, *, causal)` takes no padding or document mask, so its counts also take in the"
         " gates on padding, as in this chapter's counting task, whose padding no mask hides."
     )
-    assert said in block and block.index("The reference code multiplies the gates by the attention mask") < block.index(
-        said
+    assert said_r274 not in flat
+    # fix pass 275 (read r272b #1): before a key, nothing enters its count; between a key and the query, unmasked
+    # padding does; the counting task's left padding enters the padding keys' counts only
+    before_key = (
+        "A key's count sums the gates from that key up to the query, so no token before the key adds to it. Left"
+        " padding, or an earlier document packed into the same input, thus adds no gate to a later key's count."
+        " Unmasked, those tokens are still keys: they take some of the query's weight, and their own counts run on up"
+        " to the query. Unmasked padding inside an input, between a key and the query, adds its gates to that key's"
+        " count."
+    )
+    said = (
+        "posenc's `CoPE.logit_bias(q, k, *, causal)` takes no padding or document mask. In this chapter's counting"
+        " task, no mask hides the left padding: the padding keys' counts take in padding gates, and no label's count"
+        " does."
+    )
+    assert before_key in block and said in block
+    assert (
+        block.index(before_key)
+        < block.index("The reference code multiplies the gates by the attention mask")
+        < block.index(said)
     )
     bias_sig = inspect.signature(CoPE.logit_bias)
     assert list(bias_sig.parameters) == ["self", "q", "k", "causal"]
@@ -6361,6 +6414,100 @@ def test_cope_logit_bias_takes_no_padding_or_document_mask():
     gate = lambda kk: torch.sigmoid((q[0, 0, -1] @ kk[0, 0, 2]) / 8**0.5)  # noqa: E731
     torch.testing.assert_close(after[:3] - before[:3], (gate(padded) - gate(k)).expand(3))
     torch.testing.assert_close(after[3:], before[3:])
+    # fix pass 275: tokens before a key (left padding, an earlier packed document: keys 0 to 2 here) add no gate to
+    # its count, whatever they are, while their own counts run on to the query and they keep a share of its weight
+    cope_w = CoPE(8, npos_max=8)
+    with torch.no_grad():
+        cope_w.pos_emb.normal_(generator=g)
+    rows = []
+    for trial in range(3):
+        other = k.clone()
+        other[..., :3, :] = torch.randn(3, 8, generator=g) * (1 + 4 * trial)  # another prefix each time
+        rows.append(cope_w.positions(q, other, causal=True)[0, 0, -1])
+        weight = (
+            q[..., -1:, :] @ other.transpose(-1, -2) / 8**0.5 + cope_w.logit_bias(q, other, causal=True)[..., -1:, :]
+        )
+        assert bool((weight.softmax(-1)[0, 0, 0, :3] > 0).all())  # "they take some of the query's weight"
+        assert bool((rows[-1][:3] >= rows[-1][3]).all())  # their counts take in every later gate
+    for later in rows[1:]:
+        torch.testing.assert_close(later[3:], rows[0][3:], rtol=0, atol=1e-6)  # float32 running sums
+        assert not torch.allclose(later[:3], rows[0][:3], atol=1e-3)  # the prefix's own counts change with it
+
+
+def test_counting_left_padding_enters_no_label_count_and_changes_no_distance():
+    """Fix pass 275 (read r272b #1, overstated: "unmasked padding that only CoPE's gates can skip" and "CoPE's gates can
+    (learn to) leave it out of their counts"): the counting task pads on the left (counting_batch right-aligns the
+    sentences), so the padding lies before every label: "It lies before every label, so it enters no label's count and
+    changes no distance to a label" (the counting section's block, the counting box's *Padding* bullet and the limits
+    block). Checked on the task's batches, at both lengths, for a counter with CoPE and one with RoPE (float64; the
+    counter's q and k depend on each token alone, one attention layer, so the gates are fixed): from the question, the
+    logits of every key at or after the first label, and CoPE's counts there, are the same with and without the
+    padding; the first token after the padding is a label; every padding key's count is above the first label's, as
+    it takes in the padding gates after it. "The padding keys still take some of the question's weight, in both
+    models": no mask, so the question's softmax gives the padding keys a positive share in both counters."""
+    import inspect
+
+    from posenc.experiments.counting import N_LABELS, PAD, Counter, counting_batch
+
+    flat = " ".join(chapter_markdown("11_learned_position").split())
+    before = "It lies before every label, so it enters no label's count and changes no distance to a label."
+    assert flat.count(before) == 2 and flat.count("it enters no label's count and changes no distance to a label;") == 1
+    assert "The padding keys still take some of the question's weight, in both models." in flat
+    assert "its keys still take some of the question's weight in both models" in flat  # the limits block
+    assert "Its keys still take some of the question's weight, in both models;" in flat  # the counting box
+    assert flat.count("accuracy is not tested") == 3
+    with torch.random.fork_rng():
+        torch.manual_seed(0)
+        counters = {"CoPE": Counter(CoPE(16, npos_max=16)).double(), "RoPE": Counter("rope").double()}
+    with torch.no_grad():
+        counters["CoPE"].attn.method.pos_emb.normal_(generator=torch.Generator().manual_seed(1))
+
+    def q_and_k(model, tokens):  # the attention's q and k, as MultiHeadAttention.forward computes them
+        attn, width = model.attn, tokens.shape[1]
+        x = attn.method.encode_input(model.norm(model.embed(tokens)), torch.arange(width))
+        q, k, _ = attn.qkv(x).view(1, width, 3, attn.n_heads, attn.head_dim).permute(2, 0, 3, 1, 4)
+        return attn.method.rotate_qk(q, k, torch.arange(width))
+
+    def question_row(model, tokens):  # the question's logits over every key and its softmax weights
+        q, k = q_and_k(model, tokens)
+        logits = q[..., -1:, :] @ k.transpose(-1, -2) / q.shape[-1] ** 0.5
+        bias = model.attn.method.logit_bias(q, k, causal=True)
+        return (logits if bias is None else logits + bias[..., -1:, :])[0, :, 0]  # [heads, keys]
+
+    assert "mask" not in inspect.getsource(Counter.forward)
+    padded_rows = 0
+    with torch.no_grad():
+        for sentences in (8, 16):
+            batch = counting_batch(32, sentences, torch.Generator().manual_seed(5))[0]
+            for row in batch:
+                first = int((row != PAD).int().argmax())
+                assert (row[:first] == PAD).all() and int(row[first]) < N_LABELS  # padding, then a label
+                padded, bare = row[None], row[None, first:]
+                padded_rows += first > 0
+                cope = counters["CoPE"].attn.method
+                counts = [cope.positions(*q_and_k(counters["CoPE"], t))[0, :, -1] for t in (padded, bare)]
+                torch.testing.assert_close(counts[0][:, first:], counts[1], rtol=0, atol=1e-12)
+                if first:
+                    assert bool((counts[0][:, :first] > counts[0][:, first : first + 1]).all())
+                for name, model in counters.items():
+                    with_pad, without = question_row(model, padded), question_row(model, bare)
+                    # RoPE's cos and sin tables are float32: a key's angle at another absolute position rounds
+                    # differently, about 1e-7 here; a changed distance would move a logit by far more
+                    torch.testing.assert_close(
+                        with_pad[:, first:], without, rtol=0, atol=1e-12 if name == "CoPE" else 1e-6
+                    )
+                    if first:
+                        assert bool((with_pad.softmax(-1)[:, :first].sum(-1) > 0).all()), name
+                    # the control: the same padding token put between the first label and the question moves that
+                    # label one token farther back and adds its gate to the label's count, so the check can fail
+                    # (for CoPE, its count: a count past P - 1 is clamped, so the logit may not move)
+                    inside = torch.cat([bare[:, :1], torch.tensor([[PAD]]), bare[:, 1:]], 1)
+                    if name == "CoPE":
+                        moved = cope.positions(*q_and_k(model, inside))[0, :, -1, 0] - counts[1][:, 0]
+                    else:
+                        moved = question_row(model, inside)[:, 0] - without[:, 0]
+                    assert float(moved.abs().min()) > 1e-4, name
+    assert padded_rows == 64
 
 
 def test_shared_scale_figure_says_what_flattens_it_and_where_fires_lift_shows():

@@ -120,15 +120,19 @@ QUERY_SCALES_DEFINED = (
     "Other models put the number that multiplies the logits elsewhere in the code:"
     " | where the code multiplies | example | each logit is multiplied by | |---|---|---|"
     " | cos and sin, by the attention factor $m$ | `yarn` and `longrope` | $m^2$, when RoPE turns the whole head |"
-    " | each query, by a *query scale* | Llama 4, only in its layers without RoPE and only with"
-    " `attn_temperature_tuning` on; it counts positions from the cache length | the query scale, which grows in steps"
+    # fix pass 275 (reads r272a #1 and r272b #2, unclear: Llama 4's cell held two qualifiers and a cache-length detail
+    # that the run-time section explains): the cells keep the layers only; `attn_temperature_tuning` (on by default),
+    # the cache length and Ministral 3's `position_ids` are the block's "Query scales by position"
+    # (test_temperature_table_rows_are_where_transformers_multiplies)
+    " | each query, by a *query scale* | Llama 4, in its layers without RoPE | the query scale, which grows in steps"
     " with the position |"
-    " | each query, by a query scale | Ministral 3 and Mistral 4, in every layer; they read positions from"
-    " `position_ids` | the query scale, which grows in steps with the position |"
+    " | each query, by a query scale | Ministral 3 and Mistral 4, in every layer | the query scale, which grows in"
+    " steps with the position |"
     " | the *softmax scale*, 1/√ of the query's width by default | DeepSeek-V3, whose `yarn` puts its factor here, so"
     " its `attention_scaling` reads 1 | $m^2$, about 1.87 at its $s = 40$ |"
     " The softmax scale is the number that multiplies $q \\cdot k$ before the softmax."
-    " Each row multiplies the logits, so look for the number in all three places, not only in cos and sin."
+    # fix pass 275 (read r272b #1, unclear: "all three places" under a four-row table): the three places named
+    " Each row multiplies the logits, so look in all three places: cos and sin, the query and the softmax scale."
 )
 
 
@@ -816,8 +820,13 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
         # carries pads; in a batch padded to its longest row, that row sets the position either way): "remains", with
         # the exception (test_dynamic_and_longrope_switch_every_row_once_the_highest_position_reaches_their_field and
         # test_reading_code_batch_shares_dynamic_frequencies)
-        "| `dynamic` and `longrope`, which set every row's frequencies from the batch's highest position | remains: the"
-        " longest row sets that position, with or without them, unless every row carries pads |",
+        # fix pass 275 (read r272a #2, unclear: the verdict needed one position for the whole batch, which the main
+        # line never said): the first cell says it, "from one position, the batch's highest" (the rotary module's one
+        # inv_freq from torch.max(position_ids) + 1:
+        # test_dynamic_and_longrope_switch_every_row_once_the_highest_position_reaches_their_field), and the verdict
+        # puts its exception first
+        "| `dynamic` and `longrope`, which set every row's frequencies from one position, the batch's highest |"
+        " remains, unless every row carries pads: the longest row sets that position either way |",
         "| Llama 4's query scale | remains: it counts the pads whatever you pass |",
     ]
     table = "| what reads a token's position | with `position_ids`, the change is | |---|---| " + " ".join(rows)
@@ -916,7 +925,8 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     assert "reduce" not in page and "| reduced: " not in page  # fix pass 273 (read r270a #1)
     # the main line's table gives each case the block's verdict: removed = "remove", remains = "leave" (the page
     # keeps "fixed" for "a fixed fraction", test_scaling_rules_are_called_static...)
-    verdicts = {"remove": "| removed: ", "leave": "| remains: "}
+    # fix pass 275 (read r272a #2): the length rules' verdict opens "remains, unless every row carries pads:"
+    verdicts = {"remove": "| removed: ", "leave": "| remains"}
     in_block_order = [rows[0], rows[1], rows[3], rows[2]]  # the table ends on the two that stay
     assert [verdicts[v] in row for row, (_, v) in zip(in_block_order, listed)] == [True] * 4, rows
     assert "at low precision" in rows[0] and "Ministral 3's" in rows[1] and "`dynamic`" in rows[2]
@@ -3590,11 +3600,12 @@ def test_query_scales_are_defined_where_the_run_time_cases_use_them():
     # fix pass 273 (read r270b #1, overstated: Llama 4's query scale needs `attn_temperature_tuning`, checked below on
     # its attention's branch): the table's query-scale row names the switch beside the layers
     # fix pass 274 (reads r271b #3 and r271a #7): Llama 4's row apart from Ministral 3's and Mistral 4's
+    # fix pass 275 (reads r272a #1 and r272b #2): the cell keeps the layers; the switch and the cache length are the
+    # block's (test_temperature_table_rows_are_where_transformers_multiplies)
     row = (
-        "| each query, by a *query scale* | Llama 4, only in its layers without RoPE and only with"
-        " `attn_temperature_tuning` on; it counts positions from the cache length | the query scale, which grows in"
-        " steps with the position |"
+        "| each query, by a *query scale* | Llama 4, in its layers without RoPE | the query scale, which grows in steps"
     )
+    row += " with the position |"
     assert row in main, main
     # fix pass 266 (read r265b #2): a closing sentence, what every place does to the logits; fix pass 273: one lead
     # sentence, a three-row table, one closing sentence; fix pass 274: four rows, and the softmax scale's definition
@@ -4597,7 +4608,9 @@ def test_temperature_main_line_says_deepseek_moves_the_sharpening_to_the_softmax
     # fix pass 274 (read r271a #7): the softmax scale's definition, in one sentence, between them
     ends = (
         "| $m^2$, about 1.87 at its $s = 40$ | The softmax scale is the number that multiplies $q \\cdot k$ before the"
-        " softmax. Each row multiplies the logits, so look for the number in all three places, not only in cos and sin."
+        # fix pass 275 (read r272b #1): the three places named
+        " softmax. Each row multiplies the logits, so look in all three places: cos and sin, the query and the softmax"
+        " scale."
     )
     assert main.rstrip().endswith(ends)
     assert page.index(said) < page.index(stated)
@@ -4918,7 +4931,16 @@ def test_declared_length_is_the_last_training_stage_and_s_a_grid_search_value():
         in glossary
     )
     assert "`llama3` counts how often a pair turns over the trained length $L$" in section
-    assert "grid search" not in section and "twice $sL$" not in section, section  # the fine print's
+    # fix pass 275 (read r272a #4, omission: the main line said why the slow pairs are divided, not why pairs that turn
+    # one to four times are slowed): "The ramp smooths the step between kept and divided pairs. Meta's code states no
+    # reason for it, and says the bounds came from a grid search." (the ramp's continuity, in
+    # test_ramp_smooths_the_step_and_code_compares_wavelengths); the fine print keeps the exact comment
+    said = (
+        "The ramp smooths the step between kept and divided pairs. Meta's code states no reason for it, and says the"
+        " bounds came from a grid search."
+    )
+    assert section.count("grid search") == 1 and said in " ".join(section.split()), section
+    assert "twice $sL$" not in section, section  # the fine print's
     llama = MODEL_ROPE_CONFIGS["llama-3.1-8b"]
     L, s = llama["rope_scaling"]["original_max_position_embeddings"], llama["rope_scaling"]["factor"]
     assert llama["max_position_embeddings"] == llama["trained_length"] == 16 * L == 2 * s * L, llama
@@ -5214,7 +5236,11 @@ def test_query_scale_and_softmax_scale_multiply_the_logits():
     # table, one row per place, then "Each row multiplies the logits, so look for the number in all three places, not
     # only in cos and sin." (the query scale's row and the softmax scale's, checked here; cos and sin, in
     # test_temperature_table_rows_are_where_transformers_multiplies)
-    closing = "Each row multiplies the logits, so look for the number in all three places, not only in cos and sin."
+    # fix pass 275 (read r272b #1, unclear: "all three places" under four rows, two of them "each query"): the three
+    # places named, one per kind of row
+    closing = (
+        "Each row multiplies the logits, so look in all three places: cos and sin, the query and the softmax scale."
+    )
     assert "Both multiply the logits" not in main and main.endswith(closing), main
     forward = " ".join(inspect.getsource(modeling_ministral3.Ministral3Attention.forward).split())
     rotated = "query_states, key_states = apply_rotary_pos_emb(query_states, key_states, cos, sin)"
@@ -5263,11 +5289,14 @@ def test_temperature_table_rows_are_where_transformers_multiplies():
     places = [row[0].split(",")[0] for row in rows]
     assert places == ["cos and sin", "each query", "each query", "the *softmax scale*"], rows
     assert rows[0][1] == "`yarn` and `longrope`" and rows[0][2] == "$m^2$, when RoPE turns the whole head"
-    assert rows[1][1] == (
-        "Llama 4, only in its layers without RoPE and only with `attn_temperature_tuning` on; it counts positions from"
-        " the cache length"
-    )
-    assert rows[2][1] == "Ministral 3 and Mistral 4, in every layer; they read positions from `position_ids`"
+    # fix pass 275 (reads r272a #1 and r272b #2, unclear: three qualifiers in one cell): the cells name the layers
+    # only; the switch, the cache length and `position_ids` are said in the block "Query scales by position" (below)
+    assert rows[1][1] == "Llama 4, in its layers without RoPE"
+    assert rows[2][1] == "Ministral 3 and Mistral 4, in every layer"
+    scales = _collapsed("Query scales by position: Llama 4, Ministral 3 and Mistral 4")
+    assert "only in its layers without RoPE and only with its `attn_temperature_tuning` on" in scales
+    assert "Transformers counts the position $p$ from the cache length plus the token's index, not from" in scales
+    assert "$p$ the token's `position_ids`, with no 1 added" in scales
     assert rows[1][2] == rows[2][2] == "the query scale, which grows in steps with the position"
     assert rows[3][0] == "the *softmax scale*, 1/√ of the query's width by default"
     assert rows[3][1].startswith("DeepSeek-V3, whose `yarn` puts its factor")
@@ -5296,10 +5325,15 @@ def test_temperature_table_rows_are_where_transformers_multiplies():
     llama4 = inspect.getsource(modeling_llama4.Llama4TextAttention.forward)
     assert llama4.count("query_states * attn_scales") == 1
     assert "if self.attn_temperature_tuning and not self.use_rope:" in llama4
-    # fix pass 274: "it counts positions from the cache length": tau's positions are the cache length plus the index
+    # fix pass 275: the row's Llama 4 without its switch holds by default: `attn_temperature_tuning` defaults to on
+    from transformers.models.llama4 import configuration_llama4
+
+    assert configuration_llama4.Llama4TextConfig().attn_temperature_tuning is True
+    # fix pass 274: "it counts positions from the cache length" (the block's, since fix pass 275): tau's positions are
+    # the cache length plus the index
     tau = llama4.split("if self.attn_temperature_tuning and not self.use_rope:")[1].split("query_states = (")[0]
     assert "cache.get_seq_length(self.layer_idx)" in tau and "position_ids" not in tau, tau
-    # fix pass 274: "Ministral 3 and Mistral 4, in every layer; they read positions from `position_ids`": both
+    # fix pass 274: "Ministral 3 and Mistral 4, in every layer", reading `position_ids` (the block's, pass 275): both
     # attentions multiply the queries by `get_llama_4_attn_scale(position_ids, ...)` with no condition on the layer
     from transformers.models.mistral4 import modeling_mistral4
 
@@ -5426,7 +5460,11 @@ def test_ramp_rule_on_the_main_line_llama3_in_turns_yarn_in_the_pair_index():
     turns."""
     section = " ".join(_section_main_line(_page(), "## A worked configuration").split())
     said = (
-        "the more it is slowed. A ramped pair's new frequency is a weighted mean of $\\theta_i$ and $\\theta_i/s$,"
+        # fix pass 275 (read r272a #4): the ramp's reason, as far as Meta's code gives one, between the two
+        # (test_ramp_smooths_the_step_and_code_compares_wavelengths)
+        "the more it is slowed. The ramp smooths the step between kept and divided pairs. Meta's code states no reason"
+        " for it, and says the bounds came from a grid search."
+        " A ramped pair's new frequency is a weighted mean of $\\theta_i$ and $\\theta_i/s$,"
         " whose weight on $\\theta_i$ grows linearly with its turns in $L$, from 0 at `low_freq_factor` to 1 at"
         # fix pass 273 (read r270b #4): `yarn` named as chapter 7's YaRN, with its own bounds
         # (test_yarn_dict_read_like_llama3_opens_the_gpt_oss_block), before its weight
@@ -5511,12 +5549,14 @@ def test_run_time_main_line_names_the_four_cases_and_the_cache():
     main = " ".join(_section_main_line(page, "## Positions at run time").split())
     # fix pass 273 (reads r270a #7 and r270b, hardest place): the four cases are the main line's own table now, so the
     # main line names them as its rows do, and no sentence lists them again
-    rows = re.findall(r"^\| ([^|]+) \| (?:removed|remains): ", _raw(), re.M)
+    # fix pass 275 (read r272a #2): the length rules' verdict reads "remains, unless every row carries pads: ..."
+    rows = re.findall(r"^\| ([^|]+) \| (?:removed|remains)[:,] ", _raw(), re.M)
     assert len(rows) == 4, rows
     names = [
         "angles your own code forms at low precision",
         "Ministral 3's and Mistral 4's query scale",
-        "`dynamic` and `longrope`, which set every row's frequencies from the batch's highest position",
+        # fix pass 275 (read r272a #2): "from one position, the batch's highest"
+        "`dynamic` and `longrope`, which set every row's frequencies from one position, the batch's highest",
         "Llama 4's query scale",
     ]
     assert [r.strip() for r in rows] == names, rows
@@ -7055,3 +7095,77 @@ def test_yarn_null_factor_warnings_can_be_ignored():
     inv_four, m_four = ROPE_INIT_FUNCTIONS["yarn"](explicit, "cpu")
     assert torch.equal(inv_null, inv_four) and m_null == m_four  # the fallback: s = max / original
     assert math.isclose(m_null, 0.1 * math.log(ratio) + 1, rel_tol=1e-12) and m_null > 1
+
+
+def test_ramp_smooths_the_step_and_code_compares_wavelengths():
+    """A worked configuration (fix pass 275). Read r272a #4 (omission: the main line said why the pairs that turn less
+    than once in L are divided, not why the ramped pairs are slowed at all): "The ramp smooths the step between kept
+    and divided pairs. Meta's code states no reason for it, and says the bounds came from a grid search." Checked: in
+    transformers 5.24's `llama3` the divisor climbs from 1 to s with no jump at either bound (a dense head's
+    neighbouring pairs differ by far less than s - 1; Llama 3.1's largest step is under s - 1, while a rule with both
+    bounds 1, Scout's step, jumps by s - 1 at once); Meta's `apply_scaling` carries only the comment "Values obtained
+    from grid search" on its constants, as chapter 7 quotes it, and chapter 7 says the bounds do not follow from the
+    angles. Read r272a #5 (omission: the page spoke of turns, the code of wavelengths): the fine print's bullet "a
+    pair's turns in L are L/`wavelen`. So it keeps a pair whose `wavelen` is below L/`high_freq_factor` and divides one
+    whose `wavelen` is above L/`low_freq_factor`", checked against `_compute_llama3_parameters`' source and by
+    sorting Llama 3.1's pairs by wavelength, which gives transformers' own bands."""
+    page = _page()
+    section = page[page.index("## A worked configuration") : page.index("<details>")]
+    said = (
+        "The ramp smooths the step between kept and divided pairs. Meta's code states no reason for it, and says the"
+        " bounds came from a grid search."
+    )
+    assert said in section and section.index("the more it is slowed.") < section.index(said), section
+    c7 = json.loads((ROOT / "notebooks" / "07_beyond.ipynb").read_text(encoding="utf-8"))
+    chapter = " ".join("".join(c["source"]) for c in c7["cells"] if c["cell_type"] == "markdown")
+    assert "Neither set of boundaries follows from the angles." in " ".join(chapter.split())
+    assert 'Meta\'s `apply_scaling` marks its constants as "values obtained from grid search".' in chapter
+    bridge = (
+        "- Code such as transformers' `_compute_llama3_parameters` works in wavelengths, `wavelen` = $2\\pi/\\theta_i$,"
+        " the positions one turn takes; a pair's turns in $L$ are $L$/`wavelen`. So it keeps a pair whose `wavelen` is"
+        " below $L$/`high_freq_factor` and divides one whose `wavelen` is above $L$/`low_freq_factor`."
+    )
+    assert bridge in _collapsed("Fine print on the bands")
+    pytest.importorskip("transformers", minversion="5.24")  # the book's version
+    from transformers import modeling_rope_utils
+
+    source = " ".join(inspect.getsource(modeling_rope_utils._compute_llama3_parameters).split())
+    for line in (
+        "low_freq_wavelen = old_context_len / low_freq_factor",
+        "high_freq_wavelen = old_context_len / high_freq_factor",
+        "wavelen = 2 * math.pi / inv_freq",
+        "inv_freq_llama = torch.where(wavelen > low_freq_wavelen, inv_freq / factor, inv_freq)",  # divided above L/low
+        "is_medium_freq = ~(wavelen < high_freq_wavelen) * ~(wavelen > low_freq_wavelen)",  # kept below L/high
+        "inv_freq_llama = torch.where(is_medium_freq, smoothed_inv_freq, inv_freq_llama)",
+    ):
+        assert line in source, line
+    # Llama 3.1's pairs sorted by wavelength give transformers' own bands, and L / wavelen is the turns in L
+    rs = LLAMA31_SCALING
+    L, s = rs["original_max_position_embeddings"], rs["factor"]
+    low, high = rs["low_freq_factor"], rs["high_freq_factor"]
+    d, base = 128, 500_000.0
+    plain = base ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)
+    wavelen = 2 * math.pi / plain
+    torch.testing.assert_close(L / wavelen, L * plain / (2 * math.pi), rtol=1e-12, atol=0)
+    scaled = hf_inv_freq(d, 16 * L, rope_theta=base, **rs).double()
+    plain32 = base ** (-torch.arange(0, d, 2, dtype=torch.int64).float() / d)  # transformers' float32 frequencies
+    kept, ramped, divided = divisor_bands(plain32.double() / scaled, s)
+    pairs = list(range(d // 2))
+    assert kept == [i for i in pairs if wavelen[i] < L / high] == list(range(29)), kept
+    assert divided == [i for i in pairs if wavelen[i] > L / low] == list(range(35, 64)), divided
+    assert ramped == list(range(29, 35)), ramped
+    # the ramp joins the bands with no jump: a dense head's neighbouring divisors differ by far less than s - 1
+    wide = 4096
+    dense = base ** (-torch.arange(0, wide, 2, dtype=torch.int64).float() / wide)
+    by = (dense / hf_inv_freq(wide, 16 * L, rope_theta=base, **rs)).double()
+    steps = by.diff()
+    assert float(steps.min()) >= -1e-5 and float(by[0]) == 1.0 and abs(float(by[-1]) - s) < 1e-5  # 1 up to s
+    assert float(steps.max()) < 0.05 * (s - 1), float(steps.max())
+    # Llama 3.1's own head: its largest step, from pair 34 to 35, stays under s - 1; both bounds 1 make a step of s - 1
+    llama = plain32.double() / scaled
+    assert float(llama.diff().max()) < s - 1 - 4, float(llama.diff().max())
+    step_rule = dict(rs, low_freq_factor=1.0, high_freq_factor=1.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        stepped = plain32.double() / hf_inv_freq(d, 16 * L, rope_theta=base, **step_rule).double()
+    assert abs(float(stepped.diff().max()) - (s - 1)) < 1e-5, float(stepped.diff().max())

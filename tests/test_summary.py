@@ -4120,11 +4120,20 @@ def _yarn_defaults_caution() -> None:
     ) in glossary
     # fix pass 267 (glossary reads r266 #6 and r266b #3, unclear: a code caveat in the row's definition): the sentence
     # on pair 0 moved to the block "In models and code", its betas bullet
+    # fix pass 275 (glossary read r272b #1, overstated: with beta_fast below beta_slow, or in a head whose every pair
+    # turns more than beta_fast times, the code divides pair 0): the sentence with its two conditions, and the clamp's
+    # "however few" scoped to pair 0 below beta_fast turns (both swept in test_glossary_page's
+    # test_betas_row_transformers_keeps_pair_0)
     assert (
-        "- YaRN's *betas* are 32 and 1 by default, 2 and 1 in chapter 8's main runs. Transformers' code always keeps"
-        " pair 0 and can depart from the rule in the *betas* row, as the next bullet shows."
+        "- YaRN's *betas* are 32 and 1 by default, 2 and 1 in chapter 8's main runs. With `beta_fast` at least"
+        " `beta_slow`, as in both, transformers' code keeps pair 0 in any head whose slowest pair turns at most"
+        " `beta_fast` times in $L$. The code can still depart from the rule in the *betas* row, as the next bullet"
+        " shows."
     ) in glossary
-    assert "so pair 0, the fastest, is kept however few times it turns" in glossary  # transformers' clamp, its block
+    assert (
+        "so pair 0, the fastest, is kept whenever it turns fewer than `beta_fast` times in $L$, however few."
+        in glossary
+    )  # transformers' clamp, its block
     assert "- YaRN's *betas* are 32 and 1 by default, 2 and 1 in chapter 8's main runs." in glossary
     # "which chapter 8 also runs": the saved run's sensitivity arm "yarn b32" uses the defaults 32/1
     b32 = load_results("extrapolation", check=False)["config"]["sensitivity"]["yarn b32"]
