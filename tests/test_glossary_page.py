@@ -230,8 +230,13 @@ SCALES_OPENING = (
     # test_attention_factor_multiplies_the_logits_by_its_square_in_a_fully_rotated_head)
     # fix pass 275 (read r272b #4, unclear: the rows and the attention factor's conditions came before the one idea):
     # the idea first, its scope in the same sentence, "its multipliers" as no row has been met yet; then the rows
-    r"A (larger|smaller) multiplier of \$q \\cdot k\$ (sharpens|flattens) attention where the logit is \$q \\cdot k\$"
-    r" times its multipliers alone: the top-scoring (key gets|keys get) (more|less) of the weight\."
+    # fix pass 276 (reads r273a #2 and r273b #1, unclear: "where the logit is q . k times its multipliers alone" did
+    # not say the condition in words): "as long as nothing else, such as an added bias or a soft-cap, acts on the
+    # logit", checked against T5's bias and Gemma 2's soft-cap in
+    # test_a_larger_multiplier_sharpens_only_a_logit_of_multipliers_alone
+    r"A (larger|smaller) multiplier of \$q \\cdot k\$ (sharpens|flattens) attention as long as nothing else, such as"
+    r" an added bias or a soft-cap, acts on the logit: the top-scoring (key gets|keys get) (more|less) of the"
+    r" weight\."
     r" Each row below multiplies or divides \$q \\cdot k\$ before the softmax; the \*attention factor\* does so only"
     r" under the conditions its row gives\."
     # fix pass 235 (read r234 #2: the column set the base scale beside factors on top of it, with nothing saying
@@ -1113,16 +1118,18 @@ def test_a_larger_multiplier_never_flattens_attention():
 
 
 def test_a_larger_multiplier_sharpens_only_a_logit_of_multipliers_alone():
-    """The opening's rule, :data:`SCALES_OPENING`: "A larger multiplier of $q \\cdot k$ sharpens attention where the
-    logit is $q \\cdot k$ times its multipliers alone: the top-scoring key gets more of the weight." (fix pass 268, read
-    r267 #1, overstated: without the scope, the rule fails once a bias is added to the logit or a soft-cap follows the
-    scale). The reader's two counterexamples, through transformers' own attention functions, show the unscoped rule
-    fails: T5's adds its *relative bias* after the scale, and with $q \\cdot k$ of 0 and 1 and a bias of 0 and -2,
-    doubling the multiplier flattens attention to 0.5 and 0.5; Gemma 2's soft-caps after the scale, and with a cap of 1
-    and $q \\cdot k$ of 3 and 1, or with its default cap and $q \\cdot k$ of 150 and 100, doubling the multiplier takes
-    weight from the top-scoring key. The scoped rule holds: for random rows of $q \\cdot k$, Llama's attention with no
-    mask is the softmax of $q \\cdot k$ times its scale alone, and as that multiplier grows, over products of the
-    table's multipliers below and above 1, the top key's weight rises and the entropy never does."""
+    """The opening's rule, :data:`SCALES_OPENING`: "A larger multiplier of $q \\cdot k$ sharpens attention as long as
+    nothing else, such as an added bias or a soft-cap, acts on the logit: the top-scoring key gets more of the weight."
+    (fix pass 268, read r267 #1, overstated: without the scope, the rule fails once a bias is added to the logit or a
+    soft-cap follows the scale; fix pass 276, reads r273a #2 and r273b #1, unclear: the scope, once "where the logit is
+    $q \\cdot k$ times its multipliers alone", said in words, naming the two counterexamples below). The reader's two
+    counterexamples, through transformers' own attention functions, show the unscoped rule fails: T5's adds its
+    *relative bias* after the scale, and with $q \\cdot k$ of 0 and 1 and a bias of 0 and -2, doubling the multiplier
+    flattens attention to 0.5 and 0.5; Gemma 2's soft-caps after the scale, and with a cap of 1 and $q \\cdot k$ of 3
+    and 1, or with its default cap and $q \\cdot k$ of 150 and 100, doubling the multiplier takes weight from the
+    top-scoring key. The scoped rule holds: for random rows of $q \\cdot k$, Llama's attention with no mask is the
+    softmax of $q \\cdot k$ times its scale alone, and as that multiplier grows, over products of the table's
+    multipliers below and above 1, the top key's weight rises and the entropy never does."""
     from transformers.models.gemma2 import modeling_gemma2
     from transformers.models.llama import modeling_llama
     from transformers.models.t5 import modeling_t5
@@ -1134,8 +1141,11 @@ def test_a_larger_multiplier_sharpens_only_a_logit_of_multipliers_alone():
         # fix pass 274 (reads r271a #6 and r271b #5): the sentence before now ends on the attention factor's conditions
         # fix pass 275 (read r272b #4, unclear: the idea came after the rows): the section's first sentence, the rows
         # after it
-        "### Temperature and query scales A larger multiplier of $q \\cdot k$ sharpens attention where the logit is"
-        " $q \\cdot k$ times its multipliers alone: the top-scoring key gets more of the weight. Each row below" in flat
+        # fix pass 276 (reads r273a #2 and r273b #1, unclear: "where the logit is q . k times its multipliers alone"):
+        # the condition in words, "as long as nothing else, such as an added bias or a soft-cap, acts on the logit"
+        "### Temperature and query scales A larger multiplier of $q \\cdot k$ sharpens attention as long as nothing"
+        " else, such as an added bias or a soft-cap, acts on the logit: the top-scoring key gets more of the weight."
+        " Each row below" in flat
     )
     module = type("M", (), {"training": False, "num_key_value_groups": 1})()
 
@@ -2403,6 +2413,51 @@ def test_notation_block_alibi_slope_chapters():
     assert [int(first), int(second)] == [int(name[:2]) for name in slope]
     for name, words in slope.items():
         assert words in chapter(name), name
+
+
+def test_letters_m_row_gives_chapter_1s_largest_power_of_two():
+    """The Letters table's $m$ row: "the largest power of two that divides a shift $k$ in chapter 1" (fix pass 276,
+    read r273b #4, omission: the row listed chapters 9, 3, 6 and 10 but not chapter 1's $m$), against chapter 1's
+    markdown, "Let $m$ be the largest power of two that divides $k$", where $k$ is a shift ("for a shift of $k = 5$";
+    the $k$ row's "a shift of positions in chapters 1 and 2"). The meaning is chapter 1's use of it: in the 64-row
+    binary code, positions $0, m, 2m, 3m$ have $\\mathrm{PE}(0) + \\mathrm{PE}(3m) = \\mathrm{PE}(m) +
+    \\mathrm{PE}(2m)$ for every shift $k$ from 1 to 15, and $m$ is the largest power of two dividing $k$."""
+    (power_chapter,) = re.findall(
+        r"; the largest power of two that divides a shift \$k\$ in chapter (\d+); YaRN's", letters("$m$")
+    )
+    stem = "01_why_position"
+    assert int(power_chapter) == int(stem[:2])
+    c1 = chapter(stem)
+    assert "Let $m$ be the largest power of two that divides $k$." in c1
+    assert "for a shift of $k = 5$" in c1 and "a shift of positions in chapters 1 and 2" in letters("$k$")
+    # chapter 1's sense of m, in the 64-row binary code: PE(0) + PE(3m) = PE(m) + PE(2m), m = k & -k
+    bits = torch.tensor([[(p >> b) & 1 for b in range(6)] for p in range(64)], dtype=torch.float64)
+    for k in range(1, 16):
+        m = k & -k
+        assert k % m == 0 and k % (2 * m) != 0 and m & (m - 1) == 0, (k, m)
+        assert torch.equal(bits[0] + bits[3 * m], bits[m] + bits[2 * m]), k
+
+
+def test_p_rope_row_cites_barbero_et_al_2025():
+    """The Encodings row *p-RoPE, proportional RoPE* names its source as the Abacus row does, "(McLeish et al. 2024)"
+    at the end of its meaning: "(Barbero et al. 2025)" (fix pass 276, read r273b #5, omission: the row gave no
+    source). The bib entry ``barbero2025round`` is "Round and Round We Go! What makes Rotary Positional Encodings
+    useful?", first author Barbero, 2025, whose p-RoPE drops a share of the lowest frequencies, as the row says
+    ("only the fastest share of the pairs turn ... the others get frequency zero"); each chapter the row links cites
+    that entry. :func:`test_each_rows_citations_are_its_own_bib_entries` checks the author and year too."""
+    meaning = cells("p-RoPE, proportional RoPE")[2]
+    assert meaning.endswith("and the others get frequency zero (Barbero et al. 2025)"), meaning
+    assert cells("Abacus embeddings")[2].endswith("(McLeish et al. 2024)")  # the same markup
+    assert CITED_KEYS["p-RoPE, proportional RoPE"] == {"barbero2025round"}
+    bib = (ROOT / "references.bib").read_text(encoding="utf-8")
+    entry = bib[bib.index("{barbero2025round,") : bib.index("\n}", bib.index("{barbero2025round,"))]
+    assert "title         = {Round and Round We Go! What makes Rotary Positional Encodings useful?}" in entry
+    assert "author        = {Barbero, Federico and" in entry and "year          = {2025}" in entry
+    assert "p-RoPE drops a fraction of the lowest frequencies" in entry
+    linked = re.findall(r"<\.\./notebooks/(\w+)>`", row("p-RoPE, proportional RoPE"))
+    assert linked == ["05_decay", "08_extrapolation", "10_rope_today"], linked
+    for name in linked:
+        assert '"cite:barbero2025round"' in chapter(name), name
 
 
 # ---- temperature and query scales ------------------------------------------------------------------------------
@@ -4940,11 +4995,13 @@ def test_core_lead_names_this_pages_letters_and_the_chapters_i_and_j():
     assert "Where chapters use these letters otherwise" not in raw
     assert "$m$ is a query's position, $n$ a key's," in sentence
     # m: the query's position here; elsewhere a key's position, ALiBi's slope, YaRN's attention factor
-    ((key_m, slope_m, slope_mh, yarn_m),) = re.findall(
+    ((key_m, slope_m, slope_mh, power_m, yarn_m),) = re.findall(
         r"^\| \$m\$ \| a query's position \| a key's position in chapter (\d+); ALiBi's \*slope\*, \$m\$ in chapter"
         # fix pass 224 (read r223 #2: this row and the Letters table's disagreed): the same places as that row
-        r" (\d+) and \$m_h\$ in chapter (\d+); YaRN's \*attention factor\* \$m\(s\)\$ in chapter (\d+), Reading model"
-        r" code and the claims page \|$",
+        # fix pass 276 (read r273b #4, omission: chapter 1's m): "the largest power of two that divides a shift $k$ in
+        # chapter 1", checked in test_letters_m_row_gives_chapter_1s_largest_power_of_two
+        r" (\d+) and \$m_h\$ in chapter (\d+); the largest power of two that divides a shift \$k\$ in chapter (\d+);"
+        r" YaRN's \*attention factor\* \$m\(s\)\$ in chapter (\d+), Reading model code and the claims page \|$",
         letters("$m$"),
     )
     # n: the key's position here; elsewhere an input's length, the number of ALiBi's heads
@@ -4968,10 +5025,12 @@ def test_core_lead_names_this_pages_letters_and_the_chapters_i_and_j():
     assert "with a slope $m$ per head" in chapter(stems[int(slope_m)])
     assert "with a fixed slope $m_h$ for each head" in chapter(stems[int(slope_mh)])
     assert "| $m(s)$ | YaRN's attention factor" in chapter(stems[int(yarn_m)])
-    assert (int(key_m), int(slope_m), int(slope_mh), int(yarn_m)) == (9, 3, 6, 10)
+    assert "Let $m$ be the largest power of two that divides $k$." in chapter(stems[int(power_m)])
+    assert (int(key_m), int(slope_m), int(slope_mh), int(power_m), int(yarn_m)) == (9, 3, 6, 1, 10)
     assert (
         f"| a key's position in chapter {key_m}; ALiBi's *slope*, $m$ in chapter {slope_m} and $m_h$ in chapter"
-        f" {slope_mh}; YaRN's *attention factor* $m(s)$ in chapter {yarn_m}," in letters("$m$")
+        f" {slope_mh}; the largest power of two that divides a shift $k$ in chapter {power_m}; YaRN's *attention"
+        f" factor* $m(s)$ in chapter {yarn_m}," in letters("$m$")
     )
     # n elsewhere: an input of n tokens in chapters 8 and 11, n heads in chapter 6's slopes; the Letters row's too
     assert "a longer input of $n$ tokens" in chapter(stems[int(length_first)])
@@ -5154,7 +5213,11 @@ def test_temperature_section_opens_with_its_multiplier_table():
     flat = " ".join(section.split())
     # fix pass 268 (read r267 #1): the rule's sentence opens on its scope, "Where the logit is [...] alone, a larger"
     # fix pass 275 (read r272b #4): the rule's sentence opens on the idea, its scope after it
-    assert flat.index("A larger multiplier of $q \\cdot k$ sharpens attention where") < flat.index(header)
+    # fix pass 276 (reads r273a #2 and r273b #1, unclear: "where the logit is q . k times its multipliers alone"): the
+    # scope in words, "as long as nothing else, such as an added bias or a soft-cap, acts on the logit"
+    assert flat.index("A larger multiplier of $q \\cdot k$ sharpens attention as long as nothing else,") < flat.index(
+        header
+    )
     # read r199: "Each scale in this table multiplies $q \cdot k$ before the softmax. [...] A *temperature* $t$
     # multiplies $q \cdot k$ by $1/t$": the opening's object is the fourth column's, $q \cdot k$; the temperature's
     # number is its cell's reciprocal; read r200: the sentence naming the fourth column left the main line, whose
@@ -5214,8 +5277,11 @@ def test_temperature_section_opens_with_its_multiplier_table():
         # rule's scope, a logit that is q . k times the multipliers alone
         # fix pass 274 (reads r271a #6 and r271b #5): multiplies or divides, the attention factor under conditions
         # fix pass 275 (read r272b #4, unclear: the rows and their conditions came before the one idea): the idea first
-        "### Temperature and query scales A larger multiplier of $q \\cdot k$ sharpens attention where the logit is"
-        " $q \\cdot k$ times its multipliers alone: the top-scoring key gets more of the weight. Each row below"
+        # fix pass 276 (reads r273a #2 and r273b #1, unclear: "where the logit is q . k times its multipliers alone"):
+        # the condition in words, "as long as nothing else, such as an added bias or a soft-cap, acts on the logit"
+        "### Temperature and query scales A larger multiplier of $q \\cdot k$ sharpens attention as long as nothing"
+        " else, such as an added bias or a soft-cap, acts on the logit: the top-scoring key gets more of the weight."
+        " Each row below"
         " multiplies or divides $q \\cdot k$ before the softmax; the *attention factor* does so only under the"
         " conditions its row gives."
     ), opening
@@ -6913,9 +6979,11 @@ def test_temperature_sections_opening_names_the_chapters_that_multiply():
     assert "Llama 3.1" not in opening and "Llama 3.1's head is fully rotated" in block(YARN_FACTORS)
     # fix pass 268 (read r267 #1, overstated: a bias or a soft-cap can make a larger multiplier flatten): its scope
     # fix pass 275 (read r272b #4, unclear: the idea came after the rows): the idea first, its scope in its sentence
+    # fix pass 276 (reads r273a #2 and r273b #1, unclear: "where the logit is q . k times its multipliers alone"):
+    # the condition in words, "as long as nothing else, such as an added bias or a soft-cap, acts on the logit"
     assert opening.startswith(
-        "### Temperature and query scales A larger multiplier of $q \\cdot k$ sharpens attention where the logit is"
-        " $q \\cdot k$ times its multipliers alone: the top-scoring key gets more of the weight."
+        "### Temperature and query scales A larger multiplier of $q \\cdot k$ sharpens attention as long as nothing"
+        " else, such as an added bias or a soft-cap, acts on the logit: the top-scoring key gets more of the weight."
     ), opening
     assert "a $t$ below 1 sharpens" not in opening  # the temperature's direction is its row's alone
     assert cells("attention factor")[3].startswith("$a^2$ in a fully rotated head,")

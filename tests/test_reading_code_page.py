@@ -3064,6 +3064,75 @@ def test_float32_angles_are_fine_up_to_16l():
     # half a turn in the rows above (total < 0.0125 above; read r223 #7: a second bound on it checked nothing)
 
 
+# fix pass 276 (read r273b #7, omission: the float32 bound holds where the angles are formed element by element; a
+# matrix product of frequencies and positions can run in TF32 on a GPU): the block "The `model.to` and float32 rows"
+# says where its bounds hold and what TF32 does to pair 0's angle
+TF32_SAID_276 = (
+    "These bounds hold where the angles are formed element by element in float32, as transformers 5.24's"
+    " `position_ids[..., None].float() * inv_freq` forms them. Where a port forms them as a matrix product of"
+    " frequencies and positions, some GPUs can compute that product in TF32 once"
+    ' `torch.set_float32_matmul_precision("high")` is set. TF32 keeps 10 of float32\'s 23 fraction bits, so from'
+    " position 4 096 it rounds pair 0's angle in steps of 4 radians or more."
+)
+
+
+def test_float32_bound_needs_element_wise_angles_not_tf32():
+    """The float32 block's TF32 sentences, the CPU-checkable parts: transformers 5.24's Llama rotary module forms the
+    angles element by element (no matrix product); on CUDA, `set_float32_matmul_precision("high")` is the switch that
+    allows TF32 in float32 matrix products; float32 keeps 23 fraction bits; and TF32's 10, emulated here by rounding
+    float32 to the nearest value with 13 fewer fraction bits (truncating them instead gives the same steps), round the
+    positions, and so pair 0's angle, whose frequency is exactly 1, in steps of 2 below 4 096 and 4 or more from it.
+    The GPU behaviour itself (which GPUs pick a TF32 kernel) is not checked here."""
+    block = _collapsed("The <code>model.to</code> and float32 rows")
+    assert TF32_SAID_276 in block, block
+    assert block.index("Chapter 4's rule, float64 angles, removes the second.") < block.index(TF32_SAID_276)
+    pytest.importorskip("transformers", minversion="5.24")  # the book's version
+    from transformers import LlamaConfig
+    from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding
+
+    # "as transformers 5.24's `position_ids[..., None].float() * inv_freq` forms them": element by element
+    source = inspect.getsource(LlamaRotaryEmbedding.forward)
+    body = source[source.index("def forward") :]  # after the decorator's "@"
+    assert "freqs = position_ids[..., None].float() * self.inv_freq" in body, source
+    assert "@" not in body and "matmul" not in body and "einsum" not in body, source
+    # `torch.set_float32_matmul_precision("high")` turns on TF32 for CUDA's float32 matrix products
+    before = torch.get_float32_matmul_precision()
+    try:
+        torch.set_float32_matmul_precision("highest")
+        assert not torch.backends.cuda.matmul.allow_tf32
+        torch.set_float32_matmul_precision("high")
+        assert torch.backends.cuda.matmul.allow_tf32
+    finally:
+        torch.set_float32_matmul_precision(before)
+    assert torch.finfo(torch.float32).eps == 2.0**-23  # "float32's 23 fraction bits"
+    tf32_bits = 10  # NVIDIA's TF32: float32's 8 exponent bits, 10 fraction bits
+
+    def tf32(x):
+        """float32 rounded to the nearest TF32 value, ties to even."""
+        dropped = 23 - tf32_bits
+        bits = x.float().view(torch.int32).long()
+        bits = (bits + (1 << (dropped - 1)) - 1 + ((bits >> dropped) & 1)) >> dropped << dropped
+        return bits.to(torch.int32).view(torch.float32)
+
+    assert float(tf32(torch.tensor(1.0 + 2.0**-10))) == 1.0 + 2.0**-10  # 10 fraction bits kept
+    assert float(tf32(torch.tensor(1.0 + 2.0**-11 + 2.0**-12))) == 1.0 + 2.0**-10  # the rest rounded
+    config = LlamaConfig(rope_theta=500_000.0, max_position_embeddings=16 * 8192, rope_scaling=dict(LLAMA31_SCALING))
+    inv_freq = LlamaRotaryEmbedding(config).inv_freq
+    assert float(inv_freq[0]) == 1.0 and float(tf32(inv_freq[:1])) == 1.0  # pair 0's angle is the position
+    positions = torch.arange(2048, 2**17, dtype=torch.float32)
+    angle = tf32(positions) * tf32(inv_freq[:1])  # pair 0's angle, from the product's rounded inputs
+    steps = angle.unique().diff()
+    below = angle[positions < 4096].unique().diff()
+    from_4096 = angle[positions >= 4096].unique().diff()
+    assert set(below.tolist()) == {2.0}  # positions 2 048 to 4 095: steps of 2
+    assert float(from_4096.min()) == 4.0 and bool((steps[len(below) :] >= 4).all())  # "steps of 4 radians or more"
+    assert set(angle[(positions >= 4096) & (positions < 8192)].unique().diff().tolist()) == {4.0}
+    # far more than float32 rounds them: pair 0's angle off by up to 2 radians from 4 096 to 8 191, against the
+    # float32 path's 0.0125 at most up to 16L (test_float32_angles_are_fine_up_to_16l)
+    err = (angle - positions)[(positions >= 4096) & (positions < 8192)].abs().max()
+    assert float(err) == 2.0 > 100 * 0.0125
+
+
 def test_reading_code_scout_step_warns_but_builds():
     """Reading model code's fine print: Llama 4 Scout-Instruct's llama3 settings (factor 16, both bounds 1) make
     transformers log that high_freq_factor must be greater than low_freq_factor, yet it builds the step: every
@@ -6052,7 +6121,13 @@ def test_port_check_compares_cos_and_sin_with_the_loaded_model():
     # call above L); the off-by-one failure follows, "but only by a small margin"
     meant = (
         "The check is meant to catch a wrong bound, factor or $L$, and a table in the wrong layout. On the worked"
-        " configuration, each leaves a gap over a hundred times the tolerance in the call above $L$."
+        # fix pass 276 (read r273a #1, overstated: "each leaves a gap over a hundred times the tolerance" failed for
+        # small mistakes, a factor of 8.5 leaving 36 tolerances and 7.9 about 8): the claim names the mistakes tried
+        # below, and a factor off by one to a few percent leaves less, though still several tolerances (checked below)
+        " configuration, each of the mistakes tried here leaves a gap over a hundred times the tolerance in the call"
+        " above $L$. They are a high bound of 3 in place of 4, a low bound of 2 in place of 1, a factor of 4 in place"
+        " of 8, $L$ halved to 4 096, and the interleaved layout. A factor off by one to a few percent, such as 7.9 or"
+        " 8.5 in place of 8, leaves less, though still several times the tolerance in each call."
     )
     assert meant in catches, catches
     off_by_one_said = (
@@ -6177,6 +6252,18 @@ def test_port_check_compares_cos_and_sin_with_the_loaded_model():
                 my_cos, my_sin = port(**kwargs)(position_ids)
                 gap = max(float((cos - my_cos).abs().max()), float((sin - my_sin).abs().max()))
                 assert gap > 100 * tolerance, (name, gap / tolerance)  # "over a hundred times the tolerance"
+        # fix pass 276 (read r273a #1): "A factor off by one to a few percent, such as 7.9 or 8.5 in place of 8, leaves
+        # less, though still several times the tolerance in each call": factors 1 % to 6.25 % off either way, 7.9 and
+        # 8.5 among them; measured on x86: 5.8 to 6.4 tolerances at 1 %, 8.0 and 7.4 for 7.9, 36.5 and 34.6 for 8.5
+        small = (7.5, 7.6, 7.7, 7.8, 7.9, 7.92, 8.08, 8.1, 8.2, 8.3, 8.4, 8.5)  # 1 % off (7.92, 8.08) to 6.25 %
+        assert (
+            min(abs(factor / 8 - 1) for factor in small) > 0.0099
+            and max(abs(factor / 8 - 1) for factor in small) == 0.0625
+        )
+        for factor in small:
+            my_cos, my_sin = port(500_000.0, 128, 8192, factor)(position_ids)
+            gap = max(float((cos - my_cos).abs().max()), float((sin - my_sin).abs().max()))
+            assert 5 * tolerance < gap < 100 * tolerance, (factor, position_ids, gap / tolerance)
     # read r204: the position below L, in a call of its own. A `longrope` port must pick the short list up to L and
     # the long one beyond, as transformers does from a call's highest position; a port with a wrong short list passes
     # a check at positions above L alone, and fails the page's check. With the right lists the page's check prints True
