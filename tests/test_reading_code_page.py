@@ -128,8 +128,11 @@ QUERY_SCALES_DEFINED = (
     " with the position |"
     " | each query, by a query scale | Ministral 3 and Mistral 4, in every layer | the query scale, which grows in"
     " steps with the position |"
-    " | the *softmax scale*, 1/√ of the query's width by default | DeepSeek-V3, whose `yarn` puts its factor here, so"
-    " its `attention_scaling` reads 1 | $m^2$, about 1.87 at its $s = 40$ |"
+    # fix pass 277 (reads r274a #3 and r274b #2, unclear: `attention_scaling` had no definition on the main line): the
+    # row says where the attention factor goes, not on cos and sin; the 1 is the block's
+    # (test_temperature_main_line_says_deepseek_moves_the_sharpening_to_the_softmax_scale)
+    " | the *softmax scale*, 1/√ of the query's width by default | DeepSeek-V3, whose `yarn` puts its attention"
+    " factor here, not on cos and sin | $m^2$, about 1.87 at its $s = 40$ |"
     " The softmax scale is the number that multiplies $q \\cdot k$ before the softmax."
     # fix pass 275 (read r272b #1, unclear: "all three places" under a four-row table): the three places named
     " Each row multiplies the logits, so look in all three places: cos and sin, the query and the softmax scale."
@@ -825,8 +828,11 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
         # inv_freq from torch.max(position_ids) + 1:
         # test_dynamic_and_longrope_switch_every_row_once_the_highest_position_reaches_their_field), and the verdict
         # puts its exception first
+        # fix pass 277 (reads r274a #5 and r274b #5, unclear: "unless" and "either way" read as a contradiction): the
+        # common case first, then the exception, as the block's bullet says them (checked in the tests named above)
         "| `dynamic` and `longrope`, which set every row's frequencies from one position, the batch's highest |"
-        " remains, unless every row carries pads: the longest row sets that position either way |",
+        " remains when the batch is padded to its longest row; only where every row carries pads do `position_ids`"
+        " lower it |",
         "| Llama 4's query scale | remains: it counts the pads whatever you pass |",
     ]
     table = "| what reads a token's position | with `position_ids`, the change is | |---|---| " + " ".join(rows)
@@ -1673,7 +1679,9 @@ def test_transformers_dynamic_l_is_the_stored_length():
         # fix pass 274 (reads r271a #1 and r271b #4, unclear: six lengths in one paragraph, and the 9 and Llama 3.1's
         # 16L read as answers for one setting): one length at a time, dynamic NTK's 9 with its set length at L and the
         # block's formula, then the static 8 at any length and the 2 needed, then transformers' set length
-        " With the set length at the trained length $L$ and $s = 8$, at $2L$ it divides the slowest pair's frequency"
+        # fix pass 277 (read r274a #4, unclear: the 9 assumes a file that declares L, and the next sentences turn to
+        # Llama 3.1's file, which declares 16L): the sentence says the file declares L, as the block's table does
+        " In a file that declares the trained length $L$, with $s = 8$, at $2L$ it divides the slowest pair's frequency"
         " by 9; the block below gives the formula. A static rule built for $8L$ divides it by 8 at any length, and at"
         " $2L$ the pair needs only about 2."
         # fix pass 273: "the set length", since "that length" now follows the example's "a set length of $L$"
@@ -1799,8 +1807,10 @@ def test_transformers_dynamic_l_is_the_stored_length():
     # set length is said to be $L$ there (the table's L_decl = L)
     # fix pass 274 (reads r271a #1 and r271b #4, unclear: the set length and L were two names in one example): the
     # set length is put at the trained length L, once, and the 9 comes at 2L with the block's formula pointed to
+    # fix pass 277 (read r274a #4, unclear): the example's file declares L, so transformers' set length is L (the
+    # block's table: L_decl = L)
     nine = (
-        "With the set length at the trained length $L$ and $s = 8$, at $2L$ it divides the slowest pair's frequency"
+        "In a file that declares the trained length $L$, with $s = 8$, at $2L$ it divides the slowest pair's frequency"
         " by 9; the block below gives the formula."
     )
     assert "$1 + s(" not in section and "nine" not in section and section.count(" 9") == 1 and nine in section
@@ -2116,7 +2126,9 @@ def test_dynamic_main_line_shows_the_fixed_divisor_at_short_inputs_and_the_dynam
         # the main line): three short sentences with the table's 8, 9 and about 2 at twice L (checked below)
         # fix pass 274 (reads r271a #1 and r271b #4, unclear: which number went with which length): dynamic NTK's 9
         # first, with its set length at L, then the static 8 at any length and the 2 needed at 2L (checked below)
-        " With the set length at the trained length $L$ and $s = 8$, at $2L$ it divides the slowest pair's frequency"
+        # fix pass 277 (read r274a #4, unclear: the 9 assumes a file that declares L, and the next sentences turn to
+        # Llama 3.1's file, which declares 16L): the sentence says the file declares L, as the block's table does
+        " In a file that declares the trained length $L$, with $s = 8$, at $2L$ it divides the slowest pair's frequency"
         " by 9; the block below gives the formula. A static rule built for $8L$ divides it by 8 at any length, and at"
         " $2L$ the pair needs only about 2."
         " Transformers' `dynamic` takes the set length from"
@@ -2126,7 +2138,8 @@ def test_dynamic_main_line_shows_the_fixed_divisor_at_short_inputs_and_the_dynam
     lesson = "A *static* rule gives each pair one divisor for its frequency, used at every input length."
     assert main.index(lesson) < main.index(example) < main.index(dynamic_said), main
     numbers = re.findall(
-        r"With the set length at the trained length \$L\$ and \$s = (\d+)\$, at \$(\d+)L\$ it divides the slowest"
+        # fix pass 277 (read r274a #4): "In a file that declares the trained length $L$, with $s = 8$, ..."
+        r"In a file that declares the trained length \$L\$, with \$s = (\d+)\$, at \$(\d+)L\$ it divides the slowest"
         r" pair's frequency by (\d+); the block below gives the formula\. A static rule built for \$(\d+)L\$ divides"
         r" it by (\d+) at any length, and at \$(\d+)L\$ the pair needs only about (\d+)\.",
         main,
@@ -4541,12 +4554,15 @@ def test_temperature_main_line_says_deepseek_moves_the_sharpening_to_the_softmax
     # fix pass 274 (read r271a #7, unclear: a definition, a default and an attribute in one cell): the cell keeps
     # the term and its default, 1/sqrt of the query's width (checked below); the definition is a sentence under the
     # table (checked below against DeepSeek-V3's eager attention)
+    # fix pass 277 (reads r274a #3 and r274b #2, unclear: the main line never defined `attention_scaling`): the row
+    # says the attention factor goes to the softmax scale, not on cos and sin (checked below on a tiny DeepSeek-V3:
+    # `attention_scaling` 1, the softmax scale times m(40, 1)^2); the `attention_scaling` of 1 is the block's alone
     said = (
-        "| the *softmax scale*, 1/√ of the query's width by default | DeepSeek-V3, whose `yarn` puts its factor here,"
-        " so its `attention_scaling` reads 1 | $m^2$, about 1.87 at its $s = 40$ |"
+        "| the *softmax scale*, 1/√ of the query's width by default | DeepSeek-V3, whose `yarn` puts its attention"
+        " factor here, not on cos and sin | $m^2$, about 1.87 at its $s = 40$ |"
     )
     assert "The softmax scale is the number that multiplies $q \\cdot k$ before the softmax." in main
-    assert said in main and main.count("attention_scaling") == 1 and main.count("1.87") == 1, main
+    assert said in main and "attention_scaling" not in main and main.count("1.87") == 1, main
     assert (0.1 * math.log(40) + 1) ** 2 > 1.8
     assert "`mscale_all_dim`" not in main and "m(s, \\mu)" not in main and "\\mu_1" not in main, main
     opening = (
@@ -5004,11 +5020,11 @@ def test_declared_length_is_the_last_training_stage_and_s_a_grid_search_value():
     # one to four times are slowed): "The ramp smooths the step between kept and divided pairs. Meta's code states no
     # reason for it, and says the bounds came from a grid search." (the ramp's continuity, in
     # test_ramp_smooths_the_step_and_code_compares_wavelengths); the fine print keeps the exact comment
-    said = (
-        "The ramp smooths the step between kept and divided pairs. Meta's code states no reason for it, and says the"
-        " bounds came from a grid search."
-    )
-    assert section.count("grid search") == 1 and said in " ".join(section.split()), section
+    # fix pass 277 (reads r274a #2 and r274b #1, unclear: the main line explained the ramp several times): the ramp's
+    # smoothing is the fine print's, beside its bullet on Meta's grid search, which says it once
+    said = "- The ramp smooths the step between kept and divided pairs. Meta's code states no reason for it."
+    assert "grid search" not in section and "smooths" not in section, section
+    assert said in _collapsed("Fine print on the bands")
     assert "twice $sL$" not in section, section  # the fine print's
     llama = MODEL_ROPE_CONFIGS["llama-3.1-8b"]
     L, s = llama["rope_scaling"]["original_max_position_embeddings"], llama["rope_scaling"]["factor"]
@@ -5368,7 +5384,7 @@ def test_temperature_table_rows_are_where_transformers_multiplies():
     assert "$p$ the token's `position_ids`, with no 1 added" in scales
     assert rows[1][2] == rows[2][2] == "the query scale, which grows in steps with the position"
     assert rows[3][0] == "the *softmax scale*, 1/√ of the query's width by default"
-    assert rows[3][1].startswith("DeepSeek-V3, whose `yarn` puts its factor")
+    assert rows[3][1].startswith("DeepSeek-V3, whose `yarn` puts its attention factor")  # fix pass 277 (r274a #3)
     assert main.index("Other models put the number that multiplies the logits elsewhere in the code:") < main.index(
         "| where the code multiplies"
     )
@@ -5490,15 +5506,19 @@ def test_ramped_band_slows_a_pair_more_the_fewer_times_it_turns():
     """A worked configuration, main line (fix pass 266, read r265 #1, unclear: the main line said why the slowest
     pairs are divided, not what the middle band does, though pairs 29 to 34 turn 1.2 to 3.4 times in L and are still
     slowed up to 5.3 times): "The ramped band blends the kept and the divided frequency: the fewer times a pair turns,
-    the more it is slowed." Checked on transformers 5.24's `llama3` with Llama 3.1's fields: each ramped pair's new
+    the more it is slowed." (Fix pass 277, reads r274a #2 and r274b #1: the sentence went; the bands table's ramped
+    row says the same.) Checked on transformers 5.24's `llama3` with Llama 3.1's fields: each ramped pair's new
     frequency is Meta's blend w theta_i + (1 - w) theta_i/s with w = (r - 1)/3, r its turns in L, strictly between the
     kept and the divided frequency; and the divisor rises strictly as the turns fall, from pair 29 to pair 34."""
     section = " ".join(_section_main_line(_page(), "## A worked configuration").split())
+    # fix pass 277 (reads r274a #2 and r274b #1, unclear: the ramp explained several times): the sentence went; the
+    # bands table's row says the same, and the weighted-mean sentence gives the rule
+    # (test_ramp_rule_on_the_main_line_llama3_in_turns_yarn_in_the_pair_index)
     said = (
-        "angles it never saw. The ramped band blends the kept and the divided frequency: the fewer times a pair turns,"
-        " the more it is slowed."
+        "| ramped | between the bounds | a blend of $\\theta_i$ and $\\theta_i/s$: the more the pair turns, the less"
+        " its frequency is divided |"
     )
-    assert said in section
+    assert said in section and "The ramped band blends" not in section, section
     pytest.importorskip("transformers", minversion="5.24")  # the book's version
     d, base, L, s = 128, 500_000.0, 8192, 8.0
     theta = base ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)
@@ -5529,10 +5549,10 @@ def test_ramp_rule_on_the_main_line_llama3_in_turns_yarn_in_the_pair_index():
     turns."""
     section = " ".join(_section_main_line(_page(), "## A worked configuration").split())
     said = (
-        # fix pass 275 (read r272a #4): the ramp's reason, as far as Meta's code gives one, between the two
+        # fix pass 277 (reads r274a #2 and r274b #1, unclear: the ramp explained several times): right after the
+        # reason the slow pairs are divided; the ramp's smoothing and the grid search are the fine print's
         # (test_ramp_smooths_the_step_and_code_compares_wavelengths)
-        "the more it is slowed. The ramp smooths the step between kept and divided pairs. Meta's code states no reason"
-        " for it, and says the bounds came from a grid search."
+        "angles it never saw."
         " A ramped pair's new frequency is a weighted mean of $\\theta_i$ and $\\theta_i/s$,"
         " whose weight on $\\theta_i$ grows linearly with its turns in $L$, from 0 at `low_freq_factor` to 1 at"
         # fix pass 273 (read r270b #4): `yarn` named as chapter 7's YaRN, with its own bounds
@@ -5619,7 +5639,8 @@ def test_run_time_main_line_names_the_four_cases_and_the_cache():
     # fix pass 273 (reads r270a #7 and r270b, hardest place): the four cases are the main line's own table now, so the
     # main line names them as its rows do, and no sentence lists them again
     # fix pass 275 (read r272a #2): the length rules' verdict reads "remains, unless every row carries pads: ..."
-    rows = re.findall(r"^\| ([^|]+) \| (?:removed|remains)[:,] ", _raw(), re.M)
+    # fix pass 277 (reads r274a #5 and r274b #5): "remains when the batch is padded to its longest row; ..."
+    rows = re.findall(r"^\| ([^|]+) \| (?:removed:|remains:|remains when) ", _raw(), re.M)
     assert len(rows) == 4, rows
     names = [
         "angles your own code forms at low precision",
@@ -7187,7 +7208,9 @@ def test_yarn_null_factor_warnings_can_be_ignored():
 def test_ramp_smooths_the_step_and_code_compares_wavelengths():
     """A worked configuration (fix pass 275). Read r272a #4 (omission: the main line said why the pairs that turn less
     than once in L are divided, not why the ramped pairs are slowed at all): "The ramp smooths the step between kept
-    and divided pairs. Meta's code states no reason for it, and says the bounds came from a grid search." Checked: in
+    and divided pairs. Meta's code states no reason for it, and says the bounds came from a grid search." (Fix pass
+    277, reads r274a #2 and r274b #1: its first sentence is a fine print bullet, the grid search the next bullet's.)
+    Checked: in
     transformers 5.24's `llama3` the divisor climbs from 1 to s with no jump at either bound (a dense head's
     neighbouring pairs differ by far less than s - 1; Llama 3.1's largest step is under s - 1, while a rule with both
     bounds 1, Scout's step, jumps by s - 1 at once); Meta's `apply_scaling` carries only the comment "Values obtained
@@ -7198,11 +7221,12 @@ def test_ramp_smooths_the_step_and_code_compares_wavelengths():
     sorting Llama 3.1's pairs by wavelength, which gives transformers' own bands."""
     page = _page()
     section = page[page.index("## A worked configuration") : page.index("<details>")]
-    said = (
-        "The ramp smooths the step between kept and divided pairs. Meta's code states no reason for it, and says the"
-        " bounds came from a grid search."
-    )
-    assert said in section and section.index("the more it is slowed.") < section.index(said), section
+    # fix pass 277 (reads r274a #2 and r274b #1, unclear: the ramp explained several times on the main line): the
+    # sentence is a fine print bullet, right before the bullet on Meta's grid search, which keeps the bounds' source
+    said = "- The ramp smooths the step between kept and divided pairs. Meta's code states no reason for it."
+    fine = _collapsed("Fine print on the bands")
+    grid = "- Meta's first Llama 3.1 code marks its constants, 8 among them, as values obtained from grid search;"
+    assert said + " " + grid in fine and "smooths" not in section, fine
     c7 = json.loads((ROOT / "notebooks" / "07_beyond.ipynb").read_text(encoding="utf-8"))
     chapter = " ".join("".join(c["source"]) for c in c7["cells"] if c["cell_type"] == "markdown")
     assert "Neither set of boundaries follows from the angles." in " ".join(chapter.split())
