@@ -1378,7 +1378,9 @@ def test_chapter_8_words_from_the_saved_run():
         " Chapter 8's table at $8L$ gives means"
         # fix pass 251 (reads r245 #3 and r245b #1: "loss word" came before the rows define the three words)
         # fix pass 258b (read r258b #4: the grades' scope): "each loss grade in that table"
-        " over the seeds, and each loss grade in that table holds in every seed."
+        # fix pass 278 (read r275b #6, overstated: a fact of one stored run of five seeds read as the methods'):
+        # "in its saved run", the extrapolation.json that chapter 8's table and grading read
+        " over the seeds, and in its saved run each loss grade in that table holds in every seed."
     )
     assert lead8 in page() and page().index(lead8) < page().index("| fine (loss) |")
     # the gloss and the rows say the same: fine within a tenth of a nat of the baseline, or below; breaks above
@@ -4832,9 +4834,12 @@ def test_kv_cache_and_qk_norm_rows_name_the_right_models():
     # fix pass 267 (reads r266b #5 and r266, unclear: "a query norm of the usual names" left the search, so the 7,
     # unreproducible): the counts first, then the search in full, the names it looks for and the rotation it compares
     # with; the names and the rotation's two strings are read from that sentence and run below
-    ((after, over, searched, rotations),) = re.findall(
+    ((after, over, hunyuan, after_again, searched, rotations),) = re.findall(
         r" it\. In transformers 5\.24, a search of the model folders' forward passes finds (\d+) folders that normalise"
-        r" the queries after the rotation, Llama 4 and HunYuan among them, and over (\d+) that do so before it\."
+        # fix pass 278 (read r275a #5, overstated: "7 folders" read as 7 designs; three are HunYuan's): Llama 4's
+        # among them, and the count is of folders, not model families, three of them HunYuan's (checked below)
+        r" the queries after the rotation, Llama 4's among them, and over (\d+) that do so before it\. It counts"
+        r" folders, not model families: (\w+) of the (\d+) are HunYuan's\."
         r" In each `forward` method of the `modeling_\*\.py` files, it compares the first call of"
         r" ((?:`self\.\w+`(?:, | or )?)+)"
         r" with the first occurrence of ((?:`[\w(]+`(?: or )?)+)\. OLMo 2"
@@ -4899,7 +4904,11 @@ def test_kv_cache_and_qk_norm_rows_name_the_right_models():
     # rotation, and the "before" count leaves it out, so the two counts never share a folder
     only_before = order["before"] - order["after"]
     assert int(after) == len(order["after"]) and len(only_before) > int(over), order
-    assert {"llama4", "hunyuan_v1_dense", "hunyuan_v1_moe"} <= order["after"], order  # "Llama 4 and HunYuan"
+    assert {"llama4", "hunyuan_v1_dense", "hunyuan_v1_moe"} <= order["after"], order  # "Llama 4's among them"
+    # "three of the 7 are HunYuan's": the folders after the rotation whose name starts with hunyuan
+    assert after_again == after and {"two": 2, "three": 3, "four": 4}[hunyuan] == sum(
+        name.startswith("hunyuan") for name in order["after"]
+    ), order
 
 
 def test_interpolation_row_keeps_the_angles_inside_the_trained_range():
@@ -8275,14 +8284,14 @@ def test_decay_block_reaches_about_zero_near_half_the_base():
     $2^g$ to $2^{g+1} - 1$, and its mean averages over them and over random *isotropic* queries. [...] The doubling
     from 4096 to 8191, which holds half the base, has a mean of about zero.", then its own bullets (fix pass 273, read
     r270a #1): "Single distances can go negative earlier: the key's expected score is first below zero at distance
-    1707." and "Past half the base, the doubling means swing around zero, within 5 % of the score at distance 0. This
-    is computed exactly over the later doublings, up to chapter 5's last doubling, which ends at $2^{17} - 1$." and
-    "Distance by distance, the score does not fall steadily": the expected score E(r) = 2 sum_i cos(r theta_i) of a
+    1707." and "Past half the base, the doubling means swing around zero, within about 4.5 % of the score at distance
+    0. This is computed exactly over the later doublings, up to chapter 5's last doubling, which ends at $2^{17} - 1$."
+    and "Distance by distance, the score does not fall steadily": the expected score E(r) = 2 sum_i cos(r theta_i) of a
     matching key (the lower bound row's test samples it), averaged over each doubling 2^j <= r < 2^(j+1), falls at
     every doubling up to the one that holds b/2, where it is within 1 % of E(0), while the doubling before is still
     above 5 %; E(r) itself is positive at every distance below 1707 and first negative there, about b/6, far before
-    b/2; the later doublings up to 2^17 take both signs and stay within 5 % of E(0), one beyond 4 %; E itself rises
-    somewhere before b/2."""
+    b/2; the later doublings up to 2^17 take both signs, and the largest in size is 4.5 % of E(0), rounded; E itself
+    rises somewhere before b/2."""
     decay = block("RoFormer's bound, and what chapter 5 finds about the decay")
     ((width, base, share, low, high, holds_share, first_negative, within, ch, upto),) = re.findall(
         # fix pass 264 (read r263b #1, unclear: the bullet packed six numbers before its finding): the finding first,
@@ -8296,7 +8305,9 @@ def test_decay_block_reaches_about_zero_near_half_the_base():
         # fix pass 273 (read r270a #1, unclear: one bullet of about 170 words held four results): one bullet each,
         # the main point first: the single distances, then the later doublings, then Llama 3's head
         r" - Single distances can go negative earlier: the key's expected score is first below zero at distance"
-        r" (\d+)\. - Past half the base, the doubling means swing around zero, within (\d+) % of the score at"
+        # fix pass 278 (read r275b #5, overstated: "within 5 %" read as ample margin; the largest is 4.52 %): "within
+        # about 4.5 %", the largest doubling mean in size, rounded to a tenth of a percent (checked below)
+        r" (\d+)\. - Past half the base, the doubling means swing around zero, within about ([\d.]+) % of the score at"
         r" distance 0\. This is computed exactly over the later doublings, up to chapter (\d)'s last doubling, which"
         r" ends at \$2\^\{(\d+)\} - 1\$\. - Half the base",
         decay,
@@ -8336,15 +8347,17 @@ def test_decay_block_reaches_about_zero_near_half_the_base():
     # "Computed exactly ..., up to chapter 5's last doubling, which ends at $2^{17} - 1$": chapter 5's doublings are
     # j = 0 to 16, the last from 2^16 to 2^17 - 1, and the range computed below ends with that one; "exactly": the
     # matching key's expected score E(r) itself, summed in float64, not a sample mean, and the "within 5 %" is this
-    # computation's (chapter 5's own check of one doubling is looser)
+    # computation's (chapter 5's own check of one doubling is looser); "within about 4.5 %": the largest in size,
+    # rounded to a tenth of a percent
     c5 = chapter("05_decay")
     assert ch == "5" and f"then within 4 of zero up to $2^{{{upto}}}$." in c5, (upto, ch)
     last_j = int(upto) - 1  # chapter 5's last doubling: 2^16 <= r < 2^17
     assert f"$2^j \\le r < 2^{{j+1}}$ for $j = 0, \\dots, {last_j}$" in c5, last_j
     later = doubling_means(theta, last_j)[holds + 1 :]  # "swings around zero": the doublings after it, to the bound
     assert len(later) + holds + 1 == last_j + 1  # ends with chapter 5's last doubling, 2^16 to 2^17 - 1
-    assert (later < 0).any() and (later > 0).any() and (later.abs() < int(within) / 100 * e0).all(), later
-    assert (later.abs() > 0.04 * e0).any(), later  # the bound is not loose: one doubling comes within 1 % of it
+    assert (later < 0).any() and (later > 0).any(), later
+    largest = float(later.abs().max()) / e0
+    assert round(100 * largest, 1) == float(within) and 0.044 < largest < 0.046, largest  # "within about 4.5 %"
     before = E[: int(near)]
     assert (before[1:] > before[:-1]).any()  # "not distance by distance"
     # "a single distance's mean first goes negative at 1707": E(r), r from 1, positive below it, negative there
