@@ -3001,45 +3001,10 @@ def test_betas_row_transformers_keeps_pair_0():
     assert "return max(low, 0), min(high, dim - 1)" in inspect.getsource(rope_utils._compute_yarn_parameters)
     run = load_results("extrapolation", check=False)["config"]
     head = run["model"]["d_model"] // run["model"]["n_heads"]  # chapter 8's head width
-    below_fast = below_slow = swept = slowed = 0
-    ch8_default = False
-    for width, base, length, factor, (fast, slow), trunc in [
-        (w, b, n, f, betas, tr)
-        for w in (head, 64, 128)
-        for b in (1e4, 5e5, 1e6)
-        for n in (run["train_length"], 4096, 32768)
-        for f in (2.0, 8.0, 40.0)
-        for betas in ((32.0, 1.0), (2.0, 1.0), (16.0, 2.0), (8.0, 0.5), (32.0, 16.0))
-        for tr in (True, False)
-    ]:
-        own = posenc.rope_inv_freq(width, base, dtype=torch.float64)
-        yarn = hf_inv_freq(
-            width,
-            max_position_embeddings=int(length * factor),
-            rope_type="yarn",
-            rope_theta=base,
-            factor=factor,
-            original_max_position_embeddings=length,
-            beta_fast=fast,
-            beta_slow=slow,
-            truncate=trunc,
-        ).double()
-        assert abs(float(yarn[0] / own[0]) - 1) < 1e-6, (width, base, length, factor, fast, slow, trunc)
-        # fix pass 275 (read r272b #1): every case here meets the bullet's two conditions
-        assert fast >= slow and float(length * own[-1] / (2 * math.pi)) <= fast, (width, base, length, fast)
-        slowed += float(yarn[-1] / own[-1]) < 1 - 1e-3  # a real scaling: some pair is slowed
-        turns0 = float(length * own[0] / (2 * math.pi))
-        swept += 1
-        below_fast += turns0 <= fast
-        below_slow += turns0 < slow
-        ch8_default |= (width, length, fast, slow) == (head, run["train_length"], 32.0, 1.0) and turns0 < fast
-    assert swept == 810 and below_fast > 50 and below_slow > 10 and ch8_default, (swept, below_fast, below_slow)
-    assert slowed > 700, slowed
 
-    # fix pass 275 (read r272b #1, overstated): each condition is needed. Llama 3.1's head (width 128, base 5e5, L 8192,
-    # factor 8), whose pair 0 turns more than either beta: with the betas in order pair 0 is kept; swapped, the ramp
-    # runs backwards, pair 0 is divided by the factor and the slowest pair is kept
     def pair_divisors(width, base, length, fast, slow, trunc=True, factor=8.0):
+        """Each pair's divisor under transformers' `yarn`: RoPE's frequency over the scaled one (review of the change:
+        one helper for the sweep below and the checks after it, which had written the same call twice)."""
         own = posenc.rope_inv_freq(width, base, dtype=torch.float64)
         yarn = hf_inv_freq(
             width,
@@ -3054,6 +3019,34 @@ def test_betas_row_transformers_keeps_pair_0():
         ).double()
         return own / yarn
 
+    below_fast = below_slow = swept = slowed = 0
+    ch8_default = False
+    for width, base, length, factor, (fast, slow), trunc in [
+        (w, b, n, f, betas, tr)
+        for w in (head, 64, 128)
+        for b in (1e4, 5e5, 1e6)
+        for n in (run["train_length"], 4096, 32768)
+        for f in (2.0, 8.0, 40.0)
+        for betas in ((32.0, 1.0), (2.0, 1.0), (16.0, 2.0), (8.0, 0.5), (32.0, 16.0))
+        for tr in (True, False)
+    ]:
+        own = posenc.rope_inv_freq(width, base, dtype=torch.float64)
+        yarn = own / pair_divisors(width, base, length, fast, slow, trunc, factor)  # transformers' yarn frequencies
+        assert abs(float(yarn[0] / own[0]) - 1) < 1e-6, (width, base, length, factor, fast, slow, trunc)
+        # fix pass 275 (read r272b #1): every case here meets the bullet's two conditions
+        assert fast >= slow and float(length * own[-1] / (2 * math.pi)) <= fast, (width, base, length, fast)
+        slowed += float(yarn[-1] / own[-1]) < 1 - 1e-3  # a real scaling: some pair is slowed
+        turns0 = float(length * own[0] / (2 * math.pi))
+        swept += 1
+        below_fast += turns0 <= fast
+        below_slow += turns0 < slow
+        ch8_default |= (width, length, fast, slow) == (head, run["train_length"], 32.0, 1.0) and turns0 < fast
+    assert swept == 810 and below_fast > 50 and below_slow > 10 and ch8_default, (swept, below_fast, below_slow)
+    assert slowed > 700, slowed
+
+    # fix pass 275 (read r272b #1, overstated): each condition is needed. Llama 3.1's head (width 128, base 5e5, L 8192,
+    # factor 8), whose pair 0 turns more than either beta: with the betas in order pair 0 is kept; swapped, the ramp
+    # runs backwards, pair 0 is divided by the factor and the slowest pair is kept (pair_divisors, defined above)
     llama = posenc.rope_inv_freq(128, 5e5, dtype=torch.float64)
     assert float(8192 * llama[0] / (2 * math.pi)) > 32 and float(8192 * llama[-1] / (2 * math.pi)) < 1
     for trunc in (True, False):

@@ -5676,19 +5676,11 @@ def test_run_time_main_line_names_the_four_cases_and_the_cache():
     worst = [float(rounding[(positions >= 2**k) & (positions < 2 ** (k + 1))].max()) for k in range(8, 13)]
     assert all(b == 2 * a for a, b in zip(worst, worst[1:])) and worst[0] == 1.0, worst  # 1, 2, 4, 8, 16
     pytest.importorskip("transformers", minversion="5.24")  # the book's version
-    from transformers import DynamicCache, LlamaConfig, LlamaForCausalLM
+    from transformers import DynamicCache
 
-    torch.manual_seed(0)
-    config = LlamaConfig(
-        vocab_size=32,
-        hidden_size=32,
-        intermediate_size=32,
-        num_hidden_layers=1,
-        num_attention_heads=2,
-        max_position_embeddings=8,
-        rope_scaling={"rope_type": "dynamic", "factor": 2.0},
-    )
-    model = LlamaForCausalLM(config).eval()
+    # review of the change: the file's own tiny Llama (_tiny_llama), not a second inline one
+    model = _tiny_llama({"rope_type": "dynamic", "rope_theta": 10000.0, "factor": 2.0}, stored=8)
+    config = model.config
     ids = torch.randint(0, 32, (1, 12))
     rotary = model.model.rotary_emb
     with torch.no_grad():
