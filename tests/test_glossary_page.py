@@ -116,35 +116,35 @@ FASTEST_PAIR_LINES = (
     # angles theta_i apart, 57 degrees for pair 0): the block's words, "at most $\theta_i$ apart" (checked in
     # test_fast_pairs_trained_angles_go_all_the_way_round)
     "A *fast pair* turns at least once, so its trained angles go all the way round the circle, at most $\\theta_i$"
-    " apart. Some rules leave the fastest ones"
-    # fix pass 258b (reads r258 #1, r258b #3): the second count reconciled on the main line, as the block
-    # "Turns in L and the fast pairs' distances" does (both pick pairs 0 to 34 in Llama 3.1's head)
-    " unchanged."
-    # fix pass 259 (reads r259 #1 and r259b #4: the second count on the main line, before any use, differs only at a
-    # boundary the block "Turns in L and the fast pairs' distances" explains): back in that block alone
-    # fix pass 266 (read r265b #2, unclear: "fast" and "kept" differ, said only in a block): one sentence, no digits;
-    # the block's Llama 3.1 example stays there (test_main_line_says_rules_that_keep_the_fastest_pairs_slow_others)
-    # fix pass 268 (read r267 #2, unclear: "the slower fast pairs" read as a contradiction): the fast pairs that turn
-    # fewest times
-    " Such rules can still slow the fast pairs that turn fewest times, so not every fast pair is *kept*,"
-    # fix pass 274 (reads r271a #3 and r271b #2, unclear: *kept* used on the main line before its row defines it):
-    # its meaning where it first appears, the row's "leaves unchanged" (checked in
-    # test_main_line_says_rules_that_keep_the_fastest_pairs_slow_others)
-    " left at its trained frequency."
+    " apart."
+    # fix pass 279 (reads r275a #3 and r275b #2, unclear: six ideas and three index ranges in one paragraph, *kept*
+    # and *ramp* used before any definition): one idea, the slow pairs divided and the fastest kept, each term glossed
+    # where first used; the Llama 3.1 pair numbers moved to the example's main line, :data:`LLAMA_FAST_NOT_KEPT`
+    # (checked in test_main_line_says_rules_that_keep_the_fastest_pairs_slow_others)
+    " The rules below divide the slow pairs' frequencies. Some leave the fastest pairs *kept*, at their trained"
+    " frequencies. Such rules *ramp* the pairs between: each gets a blend of its unchanged and divided frequencies."
+    " So a fast pair that turns only a few times can be ramped, not kept."
 )
 #: the main line's example right after :data:`FASTEST_PAIR_LINES` (fix pass 272, read r269b #3, unclear: the hardest
 #: sentence's example was only in a block): its numbers derived in
 #: :func:`test_main_line_example_of_a_fast_pair_that_llama3_does_not_keep`
-LLAMA_FAST_NOT_KEPT = "In Llama 3.1's head, pairs 0 to 34 are fast, but its rule, `llama3`, keeps only pairs 0 to 28."
+#: fix pass 279 (reads r275a #3 and r275b #2): moved from the section's opening to the example's main line, right
+#: after its fastest-pair table, the ramp in the same sentence; the one main-line statement of these numbers
+LLAMA_FAST_NOT_KEPT = "In that head, pairs 0 to 34 are fast, but `llama3` keeps only pairs 0 to 28 and ramps 29 to 34."
 #: the sentence right before :data:`LLAMA_FAST_NOT_KEPT` (fix pass 274, reads r271a #3 and r271b #2, unclear: the main
 #: line's example named Llama 3.1's head, which only the collapsed worked example described): the head in words, its
 #: width, base and trained length, checked against posenc's copy of Llama 3.1's config and the worked example in
 #: :func:`test_main_line_example_of_a_fast_pair_that_llama3_does_not_keep`
 LLAMA_HEAD = "Llama 3.1 has heads 128 wide, a base of half a million and a trained length of 8 192 tokens."
-#: the sentence right after :data:`LLAMA_FAST_NOT_KEPT` (fix pass 273, read r270b #2, unclear: the example gave no
-#: reason why pairs 29 to 34 are not kept); "*ramps*" is the ramp row's, further down; derived in
-#: :func:`test_main_line_example_of_a_fast_pair_that_llama3_does_not_keep`
-LLAMA_RAMPED = "It *ramps* pairs 29 to 34, blending each one's unchanged and divided frequencies."
+#: the Longer-inputs code block's sentence on when transformers' yarn keeps pair 0 (fix pass 279, read r275a #1,
+#: unclear: "in any head whose slowest pair turns at most `beta_fast` times" was sufficient, not necessary, and read as
+#: if pair 0 were divided in other heads): the exact condition with `truncate`, swept in
+#: :func:`test_yarn_betas_row_and_pair_0`
+NEW_PAIR_0 = (
+    "transformers' code keeps pair 0 unless the base is far below real models', such as 2. With `truncate`, it divides"
+    " pair 0 only when $L \\ge 2\\pi b^2$ times `beta_fast`, and then it divides every pair by $s$. The code can still"
+    " depart from the rule in the *betas* row, as the next bullet shows."
+)
 #: the block "Turns in L and the fast pairs' distances", its sentence with both counts as inequalities (read r192: two
 #: near-identical criteria, $(L - 1)\theta_i$ and $L\theta_i$ against a turn, met the learner in three rows; read r197:
 #: the fast pair row's sentence on the second count left the row, which the block already said): the fast-pair test,
@@ -1470,7 +1470,8 @@ def test_matrix_forms_count():
 def test_distance_and_offset_rows_name_the_chapters_that_use_them():
     """The Letters table's distance row, "signed, as this page's *offset*: $j - i$ in chapter 3 and $r = n - m$ in
     chapter 5; unsigned, $\\lvert \\Delta\\rvert$ in chapters 2 and 10, $\\lvert i - j\\rvert$ in chapter 6 and
-    $\\lvert j - i\\rvert$ in chapters 1, 3, 6 and 11; in chapter 2, also the Euclidean distance between two vectors"
+    $\\lvert j - i\\rvert$ in chapters 1, 3 and 11 and $\\lvert i - j\\rvert$ in chapter 6, which also writes
+    $\\lvert j - i\\rvert$ once; in chapter 2, also the Euclidean distance between two vectors"
     (chapter 10 calls the signed $\\Delta$ the offset, so it is no longer a signed use; read r178 added chapter 2, which
     uses both the unsigned distance and the distance between vectors, and its link in the distance row; read r181 added
     chapter 3, whose ALiBi penalty "grows linearly with the distance" $|j - i|$), and
@@ -1494,10 +1495,13 @@ def test_distance_and_offset_rows_name_the_chapters_that_use_them():
     # fix pass 265 (read r264 #2, unclear: chapter 6 also writes $\lvert j - i\rvert$, in its symmetric form): the
     # row lists chapter 6 for both orders between bars, and every chapter that writes $|j - i|$, chapter 1 included;
     # chapter 6's signed $j - i$ it never calls a distance, so it stays the offset row's and the $i$ row's
-    (first, second, delta_first, delta_second, bars_first, bars_j_i_list, vectors) = re.findall(
+    (first, second, delta_first, delta_second, bars_j_i_list, bars_first, vectors) = re.findall(
         r"^\| distance \| \$\\lvert n - m\\rvert\$, never negative \| signed, as this page's \*offset\*: \$j - i\$ in"
         r" chapter (\d+) and \$r = n - m\$ in chapter (\d+); unsigned, \$\\lvert \\Delta\\rvert\$ in chapters (\d+) and"
-        r" (\d+), \$\\lvert i - j\\rvert\$ in chapter (\d+) and \$\\lvert j - i\\rvert\$ in chapters ([\d, and]+);"
+        # fix pass 279 (read r275a #2, unclear: chapter 6 listed under both orders read as a slip): each chapter once,
+        # chapter 6 under its usual order, with its one other
+        r" (\d+), \$\\lvert j - i\\rvert\$ in chapters ([\d, and]+) and \$\\lvert i - j\\rvert\$ in chapter (\d+),"
+        r" which also writes \$\\lvert j - i\\rvert\$ once;"
         r" in chapter (\d+), also the Euclidean distance between two vectors \|$",
         letters("distance"),
     )[0]
@@ -1513,7 +1517,11 @@ def test_distance_and_offset_rows_name_the_chapters_that_use_them():
         }
 
     assert between_bars("i - j") == {int(bars_first)} == {6}
-    assert between_bars("j - i") == bars_j_i == {1, 3, 6, 11}
+    assert between_bars("j - i") == bars_j_i | {int(bars_first)} == {1, 3, 6, 11} and int(bars_first) not in bars_j_i
+    # fix pass 279 (read r275a #2): "which also writes |j - i| once": chapter 6's markdown has it once, |i - j| more
+    c6 = chapter("06_alibi")
+    assert len(re.findall(r"(\||\\lvert) ?j - i ?(\||\\rvert)", c6)) == 1
+    assert len(re.findall(r"(\||\\lvert) ?i - j ?(\||\\rvert)", c6)) > 1
     assert between_bars("\\\\Delta") >= {int(delta_first), int(delta_second)} == {2, 10}
     # "in chapter 2, also the Euclidean distance between two vectors": chapter 2's words for the distance between
     # words, neighbours and rows, and its code, which measures them with torch.cdist, a vector norm and torch.pdist,
@@ -1706,7 +1714,8 @@ def test_worked_example_reads_the_trained_length_and_the_shipped_config_a_larger
     # read r203: the fast pair's sentence moved to the section's top, with the slow pair's; the subsection opens with
     # what the three rules do, :data:`LESSON`, then the example head
     assert f"{LESSON} {FIXED_RULES} | rule | what it does to pair 0, the fastest pair |" in visible, visible
-    assert visible.rstrip().endswith(YARN_FASTEST_ROW), visible[-400:]
+    # fix pass 279 (reads r275a #3 and r275b #2): the table, then the head and its pair numbers, moved from the opening
+    assert visible.rstrip().endswith(YARN_FASTEST_ROW + " " + LLAMA_HEAD + " " + LLAMA_FAST_NOT_KEPT), visible[-400:]
     assert PI_FASTEST_ROW in visible
     assert "Chapter 8" not in visible
     # read r183: "meets no new angle" read literally (past L a fast pair's angles fall between trained ones, never on
@@ -1844,13 +1853,14 @@ def test_offset_is_key_minus_query_and_negative_for_an_earlier_key():
         re.findall(r"the key's; chapter (\d+) also quotes other sources' \$i - j\$, query minus key;", letters("$i$"))
     ]
     # fix pass 265 (read r264 #2): $|j - i|$ in chapters 1, 3, 6 and 11, chapter 6 writing both orders
-    ((bars_delta_first, bars_delta, bars_i_j, bars_j_i_chapter_1, bars_j_i_first, bars_j_i_sixth, bars_j_i),) = (
-        re.findall(
-            r"; unsigned, \$\\lvert \\Delta\\rvert\$ in chapters (\d+) and (\d+), \$\\lvert i - j\\rvert\$ in chapter"
-            r" (\d+) and \$\\lvert j - i\\rvert\$ in chapters (\d+), (\d+), (\d+) and (\d+);",
-            letters("distance"),
-        )
+    # fix pass 279 (read r275a #2): each chapter once; chapter 6 under |i - j|, "which also writes |j - i| once"
+    ((bars_delta_first, bars_delta, bars_j_i_chapter_1, bars_j_i_first, bars_j_i, bars_i_j),) = re.findall(
+        r"; unsigned, \$\\lvert \\Delta\\rvert\$ in chapters (\d+) and (\d+), \$\\lvert j - i\\rvert\$ in chapters"
+        r" (\d+), (\d+) and (\d+) and \$\\lvert i - j\\rvert\$ in chapter (\d+), which also writes \$\\lvert j -"
+        r" i\\rvert\$ once;",
+        letters("distance"),
     )
+    bars_j_i_sixth = bars_i_j
     assert int(bars_j_i_chapter_1) == 1 and "so it depends only on $|j - i|$ and cannot tell before from after" in (
         chapter("01_why_position")
     )
@@ -2947,9 +2957,8 @@ def test_stretch_is_dynamic_ntks_effective_scale_with_factor_1():
 
 def test_betas_row_transformers_keeps_pair_0():
     """The betas row: "the pairs that turn more than `beta_fast` times are kept", its definition alone; the block "In
-    models and code", its betas bullet's "With `beta_fast` at least `beta_slow`, as in both, transformers' code keeps
-    pair 0 in any head whose slowest pair turns at most `beta_fast` times in $L$. The code can still depart from the
-    rule in the *betas* row, as the next bullet shows" (fix pass 267: moved there from the row; fix pass 275, read
+    models and code", its betas bullet's "With `beta_fast` at least `beta_slow`, as in both, " :data:`NEW_PAIR_0`
+    (fix pass 267: moved there from the row; fix pass 275, read
     r272b #1: "always" was overstated), and the next bullet's "Either way the code clamps the ramp's lower end at pair
     0, so pair 0, the fastest, is kept whenever it turns fewer than `beta_fast` times in $L$, however few" (read r182:
     "kept means turns more than `beta_fast`" failed for chapter 8's heads at the default betas 32/1,
@@ -2978,9 +2987,13 @@ def test_betas_row_transformers_keeps_pair_0():
     # conditions under which the code keeps it, each shown necessary by the sweep below
     pair_0_said = (
         "- YaRN's *betas* are 32 and 1 by default, 2 and 1 in chapter 8's main runs. With `beta_fast` at least"
-        " `beta_slow`, as in both, transformers' code keeps pair 0 in any head whose slowest pair turns at most"
-        " `beta_fast` times in $L$. The code can still depart from the rule in the *betas* row, as the next bullet"
-        " shows. - YaRN's `truncate` in transformers,"
+        # fix pass 279 (read r275a #1, unclear: the old condition, a sufficient one, suggested pair 0 is divided in
+        # other heads): the exact condition, L >= 2 pi b^2 beta_fast with truncate (swept below), met only by a tiny
+        # base
+        " `beta_slow`, as in both, transformers' code keeps pair 0 unless the base is far below real models', such as"
+        " 2. With `truncate`, it divides pair 0 only when $L \\ge 2\\pi b^2$ times `beta_fast`, and then it divides"
+        " every pair by $s$. The code can still depart from the rule in the *betas* row, as the next bullet shows."
+        " - YaRN's `truncate` in transformers,"
     )
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     terms = raw[raw.index("\n### Terms for longer inputs\n") :]
@@ -3063,6 +3076,29 @@ def test_betas_row_transformers_keeps_pair_0():
     for trunc in (True, False):
         divided = pair_divisors(16, 2.0, 8192, 32.0, 1.0, trunc)
         assert torch.allclose(divided, torch.full_like(divided, 8.0), rtol=1e-5), (trunc, divided)
+    # fix pass 279 (read r275a #1, unclear: the old condition, the slowest pair turning at most beta_fast times, is
+    # sufficient, not necessary): with truncate, pair 0 is divided exactly when L >= 2 pi b^2 beta_fast (the kept end,
+    # floor(cd(beta_fast)), reaches the head's width, past the divided end's clamp at dim - 1), and then every pair is
+    # divided by the factor; below it pair 0 is kept. Swept over widths, small bases, lengths around the threshold and
+    # betas in order; and no real model's base comes near it
+    cases = divided_cases = 0
+    for width in (8, 16, 64, 128):
+        for base_ in (2.0, 3.0, 10.0):
+            for fast, slow in ((32.0, 1.0), (2.0, 1.0), (16.0, 2.0)):
+                threshold = 2 * math.pi * base_**2 * fast
+                for length in sorted({int(threshold * k) for k in (0.3, 0.9, 0.999, 1.001, 1.1, 3.0)} - {0}):
+                    div = pair_divisors(width, base_, length, fast, slow, True)
+                    divided_0 = abs(float(div[0]) - 1) > 1e-6
+                    assert divided_0 == (length >= threshold), (width, base_, length, fast, float(div[0]))
+                    if divided_0:
+                        assert torch.allclose(div, torch.full_like(div, 8.0), rtol=1e-5), (width, base_, length)
+                    cases += 1
+                    divided_cases += divided_0
+    assert cases > 200 and 0 < divided_cases < cases, (cases, divided_cases)
+    # "far below real models'": every model of posenc's copies has a base of 10 000 or more, whose threshold, even at
+    # beta_fast 1, is past half a billion tokens
+    smallest = min(float(cfg["rope_theta"]) for cfg in MODEL_ROPE_CONFIGS.values() if cfg.get("rope_theta"))
+    assert smallest >= 1e4 and 2 * math.pi * smallest**2 > 5e8, smallest
     # "kept whenever it turns fewer than `beta_fast` times, however few": the betas swapped too, over heads whose
     # pair 0 turns fewer times than beta_fast; the kept end then falls below pair 0 and is clamped there
     few = 0
@@ -3120,9 +3156,8 @@ def test_betas_row_truncate_moves_the_ramps_ends_outward():
         # fix pass 267 (reads r266 #6 and r266b #3): the betas bullet ends with the row's old sentence on pair 0
         # fix pass 275 (read r272b #1, overstated: not "always"): that sentence with its two conditions
         r"- YaRN's \*betas\* are \d+ and \d+ by default, \d+ and \d+ in chapter 8's main runs\. With `beta_fast` at"
-        r" least `beta_slow`, as in both, transformers' code keeps pair 0 in any head whose slowest pair turns at most"
-        r" `beta_fast` times in \$L\$\. The code can still depart from the rule in the \*betas\* row, as the next"
-        r" bullet shows\. - YaRN's `truncate` in"
+        # fix pass 279 (read r275a #1): the exact condition, met only by a tiny base
+        r" least `beta_slow`, as in both, " + re.escape(NEW_PAIR_0) + r" - YaRN's `truncate` in"
         r" transformers, true by default, moves the ramp's two ends outward to whole pairs; gpt-oss sets it to false\."
         r" Where pair 0 turns at least `beta_slow` times in \$L\$, it changes how the ramped pairs blend, not which"
         r" pairs are kept or divided by \$s\$\."
@@ -3234,10 +3269,7 @@ def test_betas_row_truncate_moves_the_ramps_ends_outward():
     )
     (definition,) = cells("betas")[2].split(". ")
     assert "pair 0" not in definition and len(definition.split()) <= 35, definition
-    assert (
-        "transformers' code keeps pair 0 in any head whose slowest pair turns at most `beta_fast` times in $L$. The"
-        " code can still depart from the rule in the *betas* row, as the next bullet shows." in " ".join(block.split())
-    )
+    assert NEW_PAIR_0 in " ".join(block.split())  # fix pass 279 (read r275a #1)
     source = inspect.getsource(_compute_yarn_parameters)
     assert f'get("beta_fast") or {fast}' in source and f'get("beta_slow") or {slow}' in source
     ours = load_results("extrapolation", check=False)["config"]["yarn"]
@@ -3519,8 +3551,11 @@ def test_mean_reach_bound_counts_d_over_2_partial_sums():
         # idea in plain words first, then the mean over the chain's steps, then the formula
         # fix pass 274 (read r271a #2, unclear: the row did not say what the mean is over): over the chain's d/2
         # arrows, the block's |S_1| ... |S_{d/2}| (its d/2 evaluated below: one tip for each pair's arrow)
-        r"\| how far the pairs' unit arrows, laid head to tail, reach at an offset \$r\$: the mean, over the chain's"
-        r" \$([^$]+)\$ arrows, of the distance from the start to the chain's end after each arrow\."
+        # fix pass 279 (read r275a #4, unclear: the mean's wording hard to parse): the steps in order, turn each arrow,
+        # lay them head to tail, average the distance from the start to each arrow's end, the block's |S_1| ...
+        # |S_{d/2}| (its d/2 evaluated below)
+        r"\| at an offset \$r\$, turn each pair's unit arrow by its angle and lay the \$([^$]+)\$ arrows head to tail;"
+        r" the mean reach is the average distance from the start to each arrow's end along the chain\."
         # fix pass 259 (read r259 #5: a learner searching RoFormer for the name finds nothing): whose name it is
         # fix pass 272 (read r269b #4 and #5, unclear: a double sum and a naming note in the cell): why it matters,
         # the bound's proportion to it (the block's product, evaluated below); the formula is the block's mean of
@@ -3530,7 +3565,7 @@ def test_mean_reach_bound_counts_d_over_2_partial_sums():
         row("mean reach"),
     )
     assert "on average" not in row("mean reach") and "distance" not in row("mean reach").replace(
-        "of the distance from the start", ""
+        "average distance from the start", ""
     )  # |n - m| on this page: the row's one "distance" is the chain's, from its start to a tip
     ((partial, last),) = re.findall(
         r"- At an offset \$r = n - m\$, the partial sum \$(S_j = [^$]+)\$ adds the first \$j\$ pairs' unit arrows\."
@@ -3651,9 +3686,11 @@ def test_perplexity_is_e_to_the_loss_in_nats():
 
 def test_scales_tables_worked_row_yarns_factor_at_8():
     """The block "YaRN's and LongRoPE's attention factors, their names in code, and partial rotary heads": "In YaRN, the
-    attention factor is $0.1 \\ln s + 1$. At $s = 8$, $a$ is about 1.21 and $a^2$ about 1.46, as if a temperature $t$
-    of about 0.69 divided $q \\cdot k$" (fix pass 266, reads r265 #2 and r265b #1: the example back in the block, after
-    the formula; on the main line it stacked a fourth item before the table): transformers' `yarn` attention factor
+    attention factor is $0.1 \\ln s + 1$. At $s = 8$, $a$ is about 1.21, so the logits are multiplied by $a^2$, about
+    1.46; a temperature $t$ of about 0.69 would divide them to the same effect" (fix pass 266, reads r265 #2 and
+    r265b #1: the example back in the block, after the formula; on the main line it stacked a fourth item before the
+    table; fix pass 279, read r275b #4: a one-line example under the table as well): transformers' `yarn` attention
+    factor
     at s = 8, its square, and the temperature that multiplies the logits by as much. The LongRoPE sentence is
     :func:`test_longrope_attention_factor`'s."""
     from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
@@ -3665,12 +3702,27 @@ def test_scales_tables_worked_row_yarns_factor_at_8():
     lead = " ".join(section[: section.index("| English |")].split())
     # fix pass 265 (reads r264 #1 and r264b #1): "With YaRN at $s = 8$", the example named as YaRN's
     # fix pass 266 (reads r265 #2 and r265b #1): in the block, right after YaRN's formula, which names YaRN
+    # fix pass 279 (read r275b #4, unclear: multiplier and divisor flipped three times in one section): the block
+    # says "multiplied" for the attention factor and "temperature" only for the divisor
     ((s, m, square, t),) = re.findall(
-        r"In YaRN, the attention factor is \$[^$]+\$\. At \$s = (\d+)\$, \$a\$ is about ([\d.]+) and \$a\^2\$ about"
-        r" ([\d.]+), as if a temperature \$t\$ of about ([\d.]+) divided \$q \\cdot k\$\.",
-        block(YARN_FACTORS),
+        r"In YaRN, the attention factor is \$[^$]+\$\. At \$s = (\d+)\$, \$a\$ is about ([\d.]+), so the logits are"
+        r" multiplied by \$a\^2\$, about ([\d.]+); a temperature \$t\$ of about ([\d.]+) would divide them to the same"
+        r" effect\.",
+        " ".join(block(YARN_FACTORS).split()),
     )
-    assert page().count("1.46") == 1 and "1.46" not in lead and "s = 8" not in lead  # moved, not copied
+    # fix pass 279 (read r275b #4): one example on the main line, right under the table, fixes the direction, the
+    # block's numbers rounded alike
+    after_table = " ".join(
+        section[section.index("| logn attention (`use_logn_attn`) |") :].split("<details>")[0].split()
+    )
+    ((main_s, main_square, main_t),) = re.findall(
+        r"\| One example fixes the direction\. Where YaRN's attention factor applies, at \$s = (\d+)\$ it multiplies"
+        r" the logits by about ([\d.]+)\. A temperature would have the same effect by dividing them by about"
+        r" ([\d.]+)\.$",
+        after_table,
+    )
+    assert (main_s, main_square, main_t) == (s, square, t) and "1.46" not in lead
+    assert page().count("1.46") == 2 and "as if a" not in " ".join(section.split())
     cfg = transformers.LlamaConfig(
         hidden_size=256,
         num_attention_heads=2,
@@ -3967,6 +4019,19 @@ def test_letters_sections_visible_sentence_names_rows_of_its_table():
     # temperature: chapter 8's own words for a growing multiplier, Scalable-Softmax's on the logits and Llama 4's on
     # the queries (so on the logits too), and chapter 10's query temperature, which multiplies the queries
     assert int(t_chapter) == 8 and letters("temperature") == TEMPERATURE_LETTERS
+    # fix pass 279 (reads r275b #3 and r275a #2, unclear: nothing said which of the block's many collisions matter
+    # most): one main-line sentence under the four differences' table names three, each read against its block row
+    ((three_s, three_signed_a, three_signed_b, three_t_a, three_t_b),) = re.findall(
+        r"Three collisions matter most: \$s\$ is a factor here but a stretch in chapter (\d+), a \*distance\* is never"
+        r" negative here but signed in chapters (\d+) and (\d+), and a \*temperature\* divides here but multiplies in"
+        r" chapters (\d+) and (\d+)\.",
+        " ".join(main.split()),
+    )
+    assert int(three_s) == int(s_chapter) == 8 and s_factor == "factor"
+    assert re.findall(r"in chapter (\d+)", d_chapters) == [three_signed_a, three_signed_b] == ["3", "5"], d_chapters
+    assert f"in chapter {three_t_a}, one that grows" in TEMPERATURE_LETTERS and three_t_a == t_chapter
+    assert f"in chapter {three_t_b}, Llama 4's $\\tau$" in TEMPERATURE_LETTERS
+    assert " ".join(main.split()).index("Three collisions") > " ".join(main.split()).index("| what |")
     assert "Llama 4 adds a *query temperature* $\\tau$ for these layers: it multiplies the queries" in chapter(
         "10_rope_today"
     )
@@ -4054,8 +4119,9 @@ def test_letters_main_line_table_of_four_differences_follows_the_chapters():
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     section = raw[raw.index("(glossary-letters)=\n## ") : raw.index("(glossary-papers)=")]
     main = section[: section.index("<details>")]
-    lines = main[main.index(LETTERS_MAIN_HEADER) :].strip().splitlines()
-    assert lines[1] == "|---|---|---|" and len(lines) == 6, lines  # four rows, then the block
+    # fix pass 279 (reads r275b #3 and r275a #2): the table, then one sentence on the three collisions that matter most
+    lines = main[main.index(LETTERS_MAIN_HEADER) :].strip().split("\n\n")[0].splitlines()
+    assert lines[1] == "|---|---|---|" and len(lines) == 6, lines  # four rows, then the sentence and the block
     table = [[cell.strip() for cell in line.strip().strip("|").split("|")] for line in lines[2:]]
     assert all(len(cells) == 3 for cells in table), table
     stems = {int(Path(p).name[:2]): Path(p).stem for p in glob.glob(str(ROOT / "notebooks" / "[01][0-9]_*.ipynb"))}
@@ -4268,11 +4334,10 @@ def test_worked_example_every_pair_llama3_ramps_is_fast():
     pair numbers and in other words, "not every fast pair is *kept*"
     (:func:`test_main_line_says_rules_that_keep_the_fastest_pairs_slow_others`)."""
     text = page()
-    assert text.count("A fast pair need not be *kept*") == 1
-    assert (
-        "- A fast pair need not be *kept*: in Llama 3.1, pairs 0 to 34 are fast, but `llama3` keeps only pairs 0 to 28"
-        " and ramps 29 to 34." in models_block("### Terms for longer inputs")
-    )
+    # fix pass 279 (reads r275a #3 and r275b #2, unclear: the numbers stated three times): the block's bullet gone; the
+    # example's main line, :data:`LLAMA_FAST_NOT_KEPT`, is their one statement outside the worked example's table
+    assert "A fast pair need not be *kept*" not in text
+    assert text.count("keeps only pairs 0 to 28") == 1 and LLAMA_FAST_NOT_KEPT in text
     llama = MODEL_ROPE_CONFIGS["llama-3.1-8b"]
     d, base, scaling = llama["head_dim"], llama["rope_theta"], llama["rope_scaling"]
     L, s = scaling["original_max_position_embeddings"], scaling["factor"]
@@ -4292,19 +4357,19 @@ def test_main_line_example_of_a_fast_pair_that_llama3_does_not_keep():
     pairs by the fast pair row's inequality; the kept pairs those whose frequency transformers' own `llama3` leaves
     unchanged."""
     ((width, trained, fast_0, fast_1, rule, kept_0, kept_1, ramp_0, ramp_1),) = re.findall(
-        r"\*kept\*, left at its trained frequency\."
+        # fix pass 279 (reads r275a #3 and r275b #2, unclear: the section's opening carried these numbers before the
+        # example that fits them together): right after the example's fastest-pair table, the YaRN row
+        re.escape(YARN_FASTEST_ROW) + r"\s+"
         # fix pass 274 (reads r271a #3 and r271b #2, unclear: the head named but described only in a collapsed block)
-        r" Llama 3\.1 has heads (\d+) wide, a base of half a million and a trained length of ([\d ]+) tokens\."
-        r" In Llama 3\.1's head, pairs (\d+) to (\d+) are fast, but its rule, `(\w+)`, keeps only pairs (\d+)"
-        r" to (\d+)\."
-        # fix pass 273 (read r270b #2, unclear: no reason given): the ramp, blending the kept and divided frequencies
-        r" It \*ramps\* pairs (\d+) to (\d+), blending each one's unchanged and divided frequencies\.",
+        r"Llama 3\.1 has heads (\d+) wide, a base of half a million and a trained length of ([\d ]+) tokens\."
+        r"\s+In that head, pairs\s+(\d+) to (\d+) are fast, but `(\w+)` keeps only pairs (\d+) to (\d+)"
+        # fix pass 273 (read r270b #2, unclear: no reason given): the ramp, which the section's opening defines
+        r" and ramps (\d+) to (\d+)\.",
         page(),
     )
-    assert LLAMA_FAST_NOT_KEPT + " " + LLAMA_RAMPED in page()
-    assert FASTEST_PAIR_LINES + " " + LLAMA_HEAD + " " + LLAMA_FAST_NOT_KEPT in page() and page().index(
-        LLAMA_FAST_NOT_KEPT
-    ) < page().index(EXAMPLE)
+    flat = " ".join(page().split())
+    assert YARN_FASTEST_ROW + " " + LLAMA_HEAD + " " + LLAMA_FAST_NOT_KEPT in flat
+    assert flat.index(EXAMPLE) < flat.index(LLAMA_FAST_NOT_KEPT) < flat.index("<summary>Worked example")
     llama = MODEL_ROPE_CONFIGS["llama-3.1-8b"]
     d, base, scaling = llama["head_dim"], llama["rope_theta"], llama["rope_scaling"]
     assert scaling["rope_type"] == rule == "llama3", scaling
@@ -4338,7 +4403,8 @@ def test_main_line_example_of_a_fast_pair_that_llama3_does_not_keep():
     blended = [i for i in range(d // 2) if 1e-5 < float(w[i]) < 1 - 1e-5]
     assert blended == list(range(int(ramp_0), int(ramp_1) + 1)) == [i for i in fast if i not in kept], blended
     assert (int(ramp_0), int(ramp_1)) == (int(kept_1) + 1, int(fast_1)), (ramp_0, ramp_1)
-    assert page().index(LLAMA_RAMPED) < page().index(row("ramp"))  # the ramp row defines the word further down
+    # the section's opening glosses *ramp* before this sentence uses it
+    assert flat.index(FASTEST_PAIR_LINES) < flat.index(LLAMA_FAST_NOT_KEPT) < flat.index(row("ramp"))
 
 
 def test_left_padding_row_shifts_a_padded_rows_positions_without_position_ids():
@@ -4420,6 +4486,34 @@ def test_main_line_says_rules_that_keep_the_fastest_pairs_slow_others():
         n_slowed = int(slowed_fast.sum())
         assert {i for i in range(len(theta)) if bool(slowed_fast[i])} == set(by_turns[-n_slowed:]), name
         assert 0 < n_slowed < len(by_turns), (name, n_slowed)  # some fast pairs slowed, some kept
+        # fix pass 279 (reads r275a #3 and r275b #2): "Such rules *ramp* the pairs between: each gets a blend of its
+        # unchanged and divided frequencies. So a fast pair that turns only a few times can be ramped, not kept": the
+        # ramped pairs (divided by more than 1, less than s) lie between the kept and the fully divided ones, and
+        # some of them are fast
+        ramped = (divisor > 1 + 1e-5) & (divisor < s * (1 - 1e-5))
+        full = (divisor - s).abs() < 1e-5 * s
+        assert bool(ramped.any()) and bool((kept | ramped | full).all()), name
+        assert (
+            float(theta[kept].min())
+            > float(theta[ramped].max())
+            > float(theta[ramped].min())
+            > float(theta[full].max())
+        ), name
+        assert bool((ramped & fast).any()), name
+    # "The rules below divide the slow pairs' frequencies": the example's four rules, PI, `llama3`, YaRN and dynamic
+    # NTK at its input of 2L (with L as the trained length), each divide every slow pair by more than 1
+    slow = ~fast
+    below = dict(rules)
+    below["linear"] = hf_inv_freq(d, rope_type="linear", rope_theta=base, factor=s)
+    below["dynamic"] = hf_inv_freq(
+        d, max_position_embeddings=L, seq_len=2 * L, rope_type="dynamic", rope_theta=base, factor=s
+    )
+    for name, freqs in below.items():
+        assert bool((theta[slow] / freqs.double()[slow] > 1 + 1e-3).all()), name
+    assert (
+        "The rules below divide the slow pairs' frequencies. Some leave the fastest pairs *kept*, at their trained"
+        " frequencies." in FASTEST_PAIR_LINES
+    )
 
 
 def test_extension_factor_row_pi_divides_by_s_and_the_others_by_at_most_s():
@@ -5301,11 +5395,10 @@ def test_temperature_section_opens_with_its_multiplier_table():
         "- Chapter 10 calls Llama 4's $\\tau$ a query temperature, yet it multiplies the logits: a larger $\\tau$"
         " sharpens. - Llama 4's code also calls its $\\tau$ a temperature: its switch is `attn_temperature_tuning`. -"
     )
-    assert (
-        section[section.index("\n\n", section.index(header)) :]
-        .lstrip()
-        .startswith(f"<details><summary>{WORD_BLOCK}</summary>")
-    )
+    # fix pass 279 (read r275b #4): the table, then its one example paragraph, then the word's block
+    after = section[section.index("\n\n", section.index(header)) :].lstrip()
+    assert after.startswith("One example fixes the direction.")
+    assert after[after.index("\n\n") :].lstrip().startswith(f"<details><summary>{WORD_BLOCK}</summary>")
     assert "Llama 4's code" not in block("Other models' query and logit scales")
     (direction,) = re.findall(
         r"yet it multiplies the logits: a larger \$\\tau\$ (sharpens|flattens)\.",
@@ -6936,7 +7029,9 @@ def test_temperature_sections_opening_names_the_chapters_that_multiply():
     # is that block's first bullet), which opens with the clash and the direction of Llama 4's tau
     tail = raw[raw.index("| English |", raw.index("### Temperature")) :]
     between = " ".join(tail[tail.index("\n\n") : tail.index("<details>")].split())
-    assert between == "", between
+    # fix pass 279 (read r275b #4, unclear: the direction flipped three times): one example sentence pair between,
+    # checked in test_scales_tables_worked_row_yarns_factor_at_8
+    assert between.startswith("One example fixes the direction.") and between.count(". ") == 2, between
     assert tail[tail.index("<details>") :].startswith(f"<details><summary>{WORD_BLOCK}</summary>")
     ((who, name, direction),) = re.findall(
         r"^- Chapter (10) calls Llama 4's \$\\tau\$ a (query temperature), yet it multiplies the logits: a larger"
@@ -7414,15 +7509,8 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
     assert paragraphs_longer[4:] == [
         # fix pass 258 (read r253b #4); fix pass 258b (read r258b #1: the clash named, not resolved): which s is whose
         "This page keeps $s$ for `factor`; chapter 8, and one section of chapter 7, write $s$ for the stretch.",
-        " ".join(
-            (
-                SLOW_PAIR_CLAUSE,
-                FASTEST_PAIR_LINES,
-                LLAMA_HEAD,
-                LLAMA_FAST_NOT_KEPT,
-                LLAMA_RAMPED,
-            )  # fix pass 273: the ramp's sentence
-        ),
+        # fix pass 279 (reads r275a #3 and r275b #2): the Llama 3.1 head and its pair numbers moved to the example
+        " ".join((SLOW_PAIR_CLAUSE, FASTEST_PAIR_LINES)),
         "",
     ], longer
     # read r191: "A worked case follows the table" was false (five blocks came between); the section says nothing of it
@@ -7478,9 +7566,7 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
         r" \*effective factor\* \| what a rule divides the (slowest) pair's frequency by \|"
         r" the rule, and for a dynamic rule also the input \| This page keeps \$s\$ for `factor`; chapter 8, and one"
         r" section of chapter 7, write \$s\$ for the stretch\. "
-        + re.escape(
-            " ".join((SLOW_PAIR_CLAUSE, FASTEST_PAIR_LINES, LLAMA_HEAD, LLAMA_FAST_NOT_KEPT, LLAMA_RAMPED))
-        )  # pass 273
+        + re.escape(" ".join((SLOW_PAIR_CLAUSE, FASTEST_PAIR_LINES)))  # pass 279
         + "$",
         top,
     )
@@ -7495,7 +7581,11 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
         r" \| \*position interpolation\* \| divides its frequency by (\d+), so a key \$r\$ positions back gets the"
         r" angle of a key \$r/(\d+)\$ back \|"
         r" \| `llama3` \| \*keeps\* it: its frequency is unchanged \|"
-        r" " + re.escape(YARN_FASTEST_ROW) + "$",
+        r" "
+        + re.escape(YARN_FASTEST_ROW)
+        # fix pass 279 (reads r275a #3 and r275b #2): the head and its pair numbers, moved here from the opening
+        + re.escape(" " + LLAMA_HEAD + " " + LLAMA_FAST_NOT_KEPT)
+        + "$",
         visible.strip(),
     )
     assert len(lead) == 1, visible
@@ -9484,3 +9574,44 @@ def test_absolute_position_encoding_row_follows_chapter_2():
     (definition,) = re.findall(r"([^.]*): an \*\*absolute\*\* position encoding", c2)
     assert definition.strip() == "Each position gets its own vector, whatever the other tokens are", definition
     assert "add" not in definition
+
+
+def test_llama_4_interleaved_and_gemma_3_rope_parameters_per_layer_type():
+    """Fix pass 279 (read r275b #1 and #7, omission). The Encodings block "In models and code": "Transformers' Llama 4
+    code uses the *interleaved layout*, unlike its Llama 3 code: it reads neighbouring coordinates as one complex
+    number, with `torch.view_as_complex`." Read from transformers' modeling sources: Llama 4 reshapes the last axis into
+    neighbouring pairs and calls `torch.view_as_complex`; Llama's `rotate_half` splits the halves; and a rotation by the
+    Llama 4 function turns coordinates 2i and 2i + 1 together. The Core block's "Its `rope_parameters` holds one entry
+    per layer type, `sliding_attention` and `full_attention`, each with its own `rope_type` and `rope_theta`": Gemma 3's
+    text config, with the bases the sentence before it gives."""
+    from transformers.models.llama import modeling_llama
+    from transformers.models.llama4 import modeling_llama4
+
+    said = (
+        "- Transformers' Llama 4 code uses the *interleaved layout*, unlike its Llama 3 code: it reads neighbouring"
+        " coordinates as one complex number, with `torch.view_as_complex`."
+    )
+    assert said in " ".join(page().split())
+    llama4 = " ".join(inspect.getsource(modeling_llama4.apply_rotary_emb).split())
+    assert "torch.view_as_complex(xq.float().reshape(*xq.shape[:-1], -1, 2))" in llama4
+    half = " ".join(inspect.getsource(modeling_llama.rotate_half).split())
+    assert "x1 = x[..., : x.shape[-1] // 2]" in half and "x2 = x[..., x.shape[-1] // 2 :]" in half
+    # a quarter turn of one pair's angle only: Llama 4's function moves coordinates 0 and 1 together, nothing else
+    x = torch.zeros(1, 1, 1, 8)
+    x[..., 0] = 1.0
+    freqs = torch.polar(torch.ones(1, 1, 4), torch.tensor([[[math.pi / 2, 0.0, 0.0, 0.0]]]))  # batch, position, pair
+    turned, _ = modeling_llama4.apply_rotary_emb(x, x, freqs)
+    assert torch.allclose(turned.flatten(), torch.tensor([0.0, 1.0, 0, 0, 0, 0, 0, 0]), atol=1e-6), turned
+    # Gemma 3: one rope_parameters entry per layer type, each with its own type and base
+    gemma = " ".join(page().split())
+    assert (
+        "Its `rope_parameters` holds one entry per layer type, `sliding_attention` and `full_attention`, each with its"
+        " own `rope_type` and `rope_theta`." in gemma
+    )
+    cfg = transformers.Gemma3TextConfig()
+    assert set(cfg.rope_parameters) == {"sliding_attention", "full_attention"}, cfg.rope_parameters
+    assert set(cfg.layer_types) == {"sliding_attention", "full_attention"}
+    for kind, theta in (("sliding_attention", 10_000.0), ("full_attention", 1_000_000.0)):
+        assert {"rope_type", "rope_theta"} <= set(cfg.rope_parameters[kind]), (kind, cfg.rope_parameters)
+        assert float(cfg.rope_parameters[kind]["rope_theta"]) == theta, (kind, cfg.rope_parameters)
+    assert "Gemma 3's base is 10 000 in its sliding-window layers and 1 000 000 in" in gemma

@@ -78,9 +78,11 @@ BF16_LOAD_274 = (
 # sentence on transformers' `yarn` code and its ramp in the pair index, pointing to the gpt-oss block; the bounds' 32
 # and 1 stay in the block "Other models' bands" (test_yarn_dict_read_like_llama3_opens_the_gpt_oss_block and
 # test_ramp_rule_on_the_main_line_llama3_in_turns_yarn_in_the_pair_index)
+# fix pass 279 (read r275a #1, unclear: the second rule came in the middle of the first one's explanation): the
+# sentence ends the section's main line, after the snippet, so it names the two frequencies it blends
 YARN_SENTENCE_274 = (
-    "Transformers' `yarn` code, for chapter 7's YaRN, blends the same two frequencies, but its weight is linear in the"
-    " pair index; the block *The same reading for a `yarn` dict* works through one."
+    "Transformers' `yarn` code, for chapter 7's YaRN, also blends $\\theta_i$ and $\\theta_i/s$, but its weight is"
+    " linear in the pair index; the block *The same reading for a `yarn` dict* works through one."
 )
 
 
@@ -119,22 +121,26 @@ QUERY_SCALES_DEFINED = (
     # definition one sentence under the table (test_temperature_table_rows_are_where_transformers_multiplies)
     "Other models put the number that multiplies the logits elsewhere in the code:"
     " | where the code multiplies | example | each logit is multiplied by | |---|---|---|"
-    " | cos and sin, by the attention factor $m$ | `yarn` and `longrope` | $m^2$, when RoPE turns the whole head |"
+    # fix pass 279 (reads r275a #9 and r275b #3, unclear: the last column mixed a constant, a position-dependent step
+    # and a two-field value, and four rows under "three places"): one row per place, the last column one kind of value
+    # (test_temperature_table_rows_are_where_transformers_multiplies)
+    " | cos and sin, by the attention factor $m$ | `yarn` and `longrope` | a constant, $m^2$, set by the extension"
+    " factor, when RoPE turns the whole head |"
     # fix pass 275 (reads r272a #1 and r272b #2, unclear: Llama 4's cell held two qualifiers and a cache-length detail
     # that the run-time section explains): the cells keep the layers only; `attn_temperature_tuning` (on by default),
     # the cache length and Ministral 3's `position_ids` are the block's "Query scales by position"
     # (test_temperature_table_rows_are_where_transformers_multiplies)
-    " | each query, by a *query scale* | Llama 4, in its layers without RoPE | the query scale, which grows in steps"
-    " with the position |"
-    " | each query, by a query scale | Ministral 3 and Mistral 4, in every layer | the query scale, which grows in"
-    " steps with the position |"
+    # fix pass 279 (reads r275a #9 and r275b #3): Llama 4's row and Ministral 3's and Mistral 4's merged into one row,
+    # the query's, each model with the layers it scales
+    " | each query, by a *query scale* | Llama 4 in its layers without RoPE; Ministral 3 and Mistral 4 in every layer"
+    " | a scale that steps up with the position |"
     # fix pass 277 (reads r274a #3 and r274b #2, unclear: `attention_scaling` had no definition on the main line): the
     # row says where the attention factor goes, not on cos and sin; the 1 is the block's
     # (test_temperature_main_line_says_deepseek_moves_the_sharpening_to_the_softmax_scale)
     " | the *softmax scale*, 1/√ of the query's width by default | DeepSeek-V3, whose `yarn` puts its attention"
     # fix pass 278 (reads r275b #3 and r275a #9, overstated: the row held only because the released files set the two
     # `mscale` fields equal): "in its released files"
-    " factor here, not on cos and sin, in its released files | $m^2$, about 1.87 at its $s = 40$ |"
+    " factor here, not on cos and sin, in its released files | a constant, $m^2$, about 1.87 at its $s = 40$ |"
     " The softmax scale is the number that multiplies $q \\cdot k$ before the softmax."
     # fix pass 275 (read r272b #1, unclear: "all three places" under a four-row table): the three places named
     " Each row multiplies the logits, so look in all three places: cos and sin, the query and the softmax scale."
@@ -833,9 +839,12 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
         # puts its exception first
         # fix pass 277 (reads r274a #5 and r274b #5, unclear: "unless" and "either way" read as a contradiction): the
         # common case first, then the exception, as the block's bullet says them (checked in the tests named above)
+        # fix pass 279 (read r275a #3, unclear: a double conditional in a cell): one verdict, "remains: the batch's
+        # longest row sets that position", true with `position_ids` in any padding (each row's positions end at its
+        # own length); the `padding="max_length"` case, where leaving them out lets the padded length set it, is the
+        # block's bullet (checked in the tests named above)
         "| `dynamic` and `longrope`, which set every row's frequencies from one position, the batch's highest |"
-        " remains when the batch is padded to its longest row; only where every row carries pads do `position_ids`"
-        " lower it |",
+        " remains: the batch's longest row sets that position |",
         "| Llama 4's query scale | remains: it counts the pads whatever you pass |",
     ]
     table = "| what reads a token's position | with `position_ids`, the change is | |---|---| " + " ".join(rows)
@@ -986,10 +995,14 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     assert "float32 rounding:" not in section  # read r181
     # the section it points to says so, in its second item: a score's error grows with the position itself
     bf16_main = _section_main_line(page, "## bfloat16 frequencies")
-    own_code = (
+    # structural pass 279 (reads r275b #7 and r275a #4): the main line's three-path table says it in its second row;
+    # the reason, a bullet, is the first block's
+    own_code = "| your own code forms the angles in bfloat16 | the position itself |"
+    assert own_code in " ".join(bf16_main.split())
+    reason = (
         "- Angles formed in bfloat16, as your own code might form them, err by up to a fixed fraction of themselves"
     )
-    assert own_code in " ".join(bf16_main.split())
+    assert reason in _collapsed("The <code>model.to</code> and float32 rows")
     # "by more than transformers' own rounding": transformers forms float32 angles and rounds cos and sin to the
     # activations' dtype, at worst bfloat16 or float16, a relative error of at most 2^-8 (the bound below covers
     # float16's 2^-11 too). Each case can exceed that: (1) bfloat16 angles of pair 0 (theta_0 = 1) for a row shifted by
@@ -1073,7 +1086,8 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     )
     assert moved in bf16_block
     # fix pass 265 (read r264 #4): the table's cell dropped pair 0's 1 027, which the example explains
-    assert page.count("1 027") == 1 and "1 028" not in page, page.count("1 027")  # the example
+    # fix pass 279 (read r275b #1): the main line's table names pair 0's 1 027 beside the slower pairs' 650
+    assert page.count("1 027") == 2 and "1 028" not in page, page.count("1 027")  # the table and the example
     assert fourth.startswith("`dynamic` and `longrope` pick every row's frequencies"), fourth
     assert "`dynamic` switches every row's frequencies once the batch's highest position reaches" in fourth, fourth
     assert ", and `longrope` at `original_max_position_embeddings`." in fourth, fourth
@@ -1674,7 +1688,10 @@ def test_transformers_dynamic_l_is_the_stored_length():
         # plus one" (checked below on `dynamic_frequency_update`; the cache and the kept factor, the block's bullet, in
         # test_takeaway_dynamic_follows_the_batch_and_keeps_its_largest_divisor)
         "A *dynamic* rule recomputes the divisors from the length $\\ell$ of the input so far, its highest position"
-        " plus one. Dynamic NTK leaves inputs up to a"
+        # structural pass 279 (reads r275a #2 and r275b #2, both readers' hardest place): the rule named as
+        # transformers' `dynamic`; a table of the divisors follows (checked in
+        # test_dynamic_main_line_shows_the_fixed_divisor_at_short_inputs_and_the_dynamic_formula)
+        " plus one. Dynamic NTK, transformers' `dynamic`, leaves inputs up to a"
         " set length unscaled, and beyond it slows every pair but the fastest, more the longer the input."
         # fix pass 273 (read r270a #6, unclear: the numbers that make the point were the block's table's alone): the
         # table's 8, 9 and about 2 at twice L (test_dynamic_main_line_shows_the_fixed_divisor_at_short_inputs_and_the_
@@ -1684,22 +1701,19 @@ def test_transformers_dynamic_l_is_the_stored_length():
         # block's formula, then the static 8 at any length and the 2 needed, then transformers' set length
         # fix pass 277 (read r274a #4, unclear: the 9 assumes a file that declares L, and the next sentences turn to
         # Llama 3.1's file, which declares 16L): the sentence says the file declares L, as the block's table does
-        " In a file that declares the trained length $L$, with $s = 8$, at $2L$ it divides the slowest pair's frequency"
-        " by 9; the block below gives the formula. A static rule built for $8L$ divides it by 8 at any length, and at"
-        " $2L$ the pair needs only about 2."
-        # fix pass 273: "the set length", since "that length" now follows the example's "a set length of $L$"
-        " Transformers' `dynamic` takes the set length from `max_position_embeddings`, the declared length"
-        # fix pass 267 (reads r266 #2 and r266b #5, unclear: the reader had to recall that 131 072 is 16 L): "its
-        # declared length, 16L" (checked below: Llama 3.1's max_position_embeddings is 16 times its L)
-        # fix pass 272 (read r269b #4, unclear: the lesson came as a counterfactual): the rule first, "not from the
-        # trained length" (checked below: with L = 8 192 in the dict, `dynamic` leaves 8 193 unscaled), then Llama
-        # 3.1's file as its example
-        # fix pass 274 (reads r271a #1 and r271b #4): "where that is $16L$", the file's declared length, named
-        " $L_{\\text{decl}}$, not from the trained length. So in Llama 3.1's file, where that is $16L$, `dynamic` in"
-        " place of `llama3` would leave every input up to $16L$ unscaled."
+        # the table and its verdict sit between (test_dynamic_main_line_shows_the_fixed_divisor_at_short_inputs_and_the_
+        # dynamic_formula)
+    )
+    trap = (
+        # structural pass 279 (reads r275a #2 and r275b #2): the declared-length trap in a paragraph of its own, after
+        # the table: "its set length", and Llama 3.1's 16L as that file's value
+        "Transformers' `dynamic` takes its set length from `max_position_embeddings`, the declared length"
+        " $L_{\\text{decl}}$, not from the trained length. In Llama 3.1's file that is $16L$, so `dynamic` in place of"
+        " `llama3` would leave every input up to $16L$ unscaled."
     )
     assert "Dynamic NTK leaves inputs up to the trained length" not in page and "Call it $L_{" not in page
-    assert stated in " ".join(page.split())
+    assert stated in " ".join(page.split()) and trap in " ".join(page.split())
+    assert "\n\nTransformers' `dynamic` takes its set length from" in _raw()  # a paragraph of its own
     # "had Llama 3.1's file named `dynamic`, no input up to 16L would be scaled": transformers' `dynamic` with its
     # declared 16L gives the unscaled frequencies at every length up to 16L, and slower ones beyond it
     from transformers import LlamaConfig
@@ -1719,7 +1733,8 @@ def test_transformers_dynamic_l_is_the_stored_length():
         .rstrip()
         .endswith(
             # fix pass 274 (reads r271a #1 and r271b #4): "where that is $16L$", the declared length just named
-            "So in Llama 3.1's file, where that is $16L$, `dynamic` in place of `llama3` would leave every input up to"
+            # structural pass 279 (reads r275a #2 and r275b #2): "In Llama 3.1's file that is $16L$, so ..."
+            "In Llama 3.1's file that is $16L$, so `dynamic` in place of `llama3` would leave every input up to"
             " $16L$ unscaled."
         )
     )
@@ -1792,9 +1807,11 @@ def test_transformers_dynamic_l_is_the_stored_length():
     # first block's
     lead = (
         # fix pass 274 (reads r271a #1 and r271b #4): "beyond it", one name for the set length
-        "Dynamic NTK leaves inputs up to a set length unscaled, and beyond it slows every pair but the"
-        " fastest, more the longer the input."
+        # structural pass 279 (reads r275a #2 and r275b #2): "Dynamic NTK, transformers' `dynamic`, ..."
+        "Dynamic NTK, transformers' `dynamic`, leaves inputs up to a set length unscaled, and beyond it slows every"
+        " pair but the fastest, more the longer the input."
     )
+    section = " ".join(section.split())
     assert lead in section and section.index(lead) < section.index("declared length")
     # fix pass 247 (reads r243b #2, r245b #3, r246 #2 and r246b #2: "nine" came without its source): the block's
     # formula joins the main line's example, where it gives the nine (checked in
@@ -1812,20 +1829,21 @@ def test_transformers_dynamic_l_is_the_stored_length():
     # set length is put at the trained length L, once, and the 9 comes at 2L with the block's formula pointed to
     # fix pass 277 (read r274a #4, unclear): the example's file declares L, so transformers' set length is L (the
     # block's table: L_decl = L)
-    nine = (
-        "In a file that declares the trained length $L$, with $s = 8$, at $2L$ it divides the slowest pair's frequency"
-        " by 9; the block below gives the formula."
-    )
-    assert "$1 + s(" not in section and "nine" not in section and section.count(" 9") == 1 and nine in section
-    assert "$1 + s(\\ell/L - 1)$" not in section and section.count("$L$") == 1, section
-    column = "| at $\\ell = 2L$, $s = 8$, $L_{\\text{decl}} = L$ |"  # the block's table, the same three numbers
-    assert section.count("at $2L$") == 2 and column in page
+    # structural pass 279 (reads r275a #2 and r275b #2): the 9 is a cell of the main line's table, whose file has its
+    # set length at L; the formula stays the block's
+    nine = "| dynamic NTK | 1 | 9 |"
+    assert "$1 + s(" not in section and "nine" not in section and section.count(" 9 ") == 1 and nine in section
+    assert "$1 + s(\\ell/L - 1)$" not in section and section.count("$L$") == 2, section
+    assert "Take a file whose set length is the trained length $L$, with $s = 8$." in section
+    assert "| rule | input of $L$ tokens or fewer | input of $2L$ tokens |" in section
     assert "sets how fast" not in section
     assert (
         "Dynamic NTK's $s$, transformers' `factor`, sets how fast its divisor grows, not the divisor itself."
         in _collapsed("Effective factors: how much each rule divides the slowest pair")
     )
-    assert "| rule |" not in section and "effective factor" not in section  # read r183: the block's
+    # read r183: the formulas' table and the term are the block's (structural pass 279: the main line has its own
+    # table of divisors, with no formula and no "effective factor")
+    assert "| rule | effective factor" not in section and "effective factor" not in section
     first = page[page.index("<details>", start) :]
     first = first[: first.index("</details>")]
     assert first.startswith("<details><summary>Effective factors: how much each rule divides the slowest pair")
@@ -1877,11 +1895,16 @@ def test_bfloat16_drift_and_three_roundings():
     page = _page()
     # read r206: the three-path table and its lead moved into the section's block; the main line keeps one short
     # sentence a path
+    # structural pass 279 (reads r275b #7 and r275a #4): the three-path table is the main line's again; the block
+    # opens on the `model.to` path's float32 angles from rounded theta_i
     lead = (
         "Transformers' Llama code forms the angles $p\\theta_i$ in float32, but, after `model.to`, from rounded"
-        " $\\theta_i$. In Llama 3.1's head, the three paths give these errors:"
+        " $\\theta_i$."
     )
     assert lead in _collapsed("The <code>model.to</code> and float32 rows")
+    assert "| path | a score's error grows with | in Llama 3.1's head |" in _section_main_line(
+        page, "## bfloat16 frequencies"
+    )
     assert "Where rounding enters decides what the error grows with." in _section_main_line(
         page, "## bfloat16 frequencies"
     )
@@ -1908,7 +1931,8 @@ def test_bfloat16_drift_and_three_roundings():
     # rounded to the nearest 50, 1 750, and the same figure everywhere on the page
     assert round(math.pi / error / 50) * 50 == 1750, math.pi / error
     assert "for a key about 1 750 tokens back it is half a turn off" in page
-    assert "1 800" not in page and page.count("about 1 750") == 4, page.count("about 1 750")
+    # fix pass 279 (reads r275b #7 and r275a #4): three, the main table, the alt text and the block's pair-1 paragraph
+    assert "1 800" not in page and page.count("about 1 750") == 3, page.count("about 1 750")
     # read r181: why pair 1 and not pair 0: "Pair 0's frequency, 1, is exact in bfloat16. Of the others, Llama 3.1's
     # pair 1 rounds furthest from its true frequency, so its angle drifts": of the 64 rounded frequencies, pair 1's is
     # the furthest off, so its angle error per token back is the largest
@@ -1966,20 +1990,22 @@ def test_dynamic_table_needed_row_is_the_stretch():
     page = _page()
     # fix pass 265 (reads r264 #2 and r264b #1): the table writes dynamic NTK with L_decl, the main line's length, and
     # its example column says the file declares the trained length
-    header = (
-        "| rule | effective factor for an input of $\\ell$ tokens | at $\\ell = 2L$, $s = 8$, $L_{\\text{decl}} = L$ |"
-    )
+    # structural pass 279 (reads r275a #2 and r275b #2): the block's table keeps the formulas; its column of values at
+    # 2L is the main line's table, with a column for inputs up to L beside it
+    header = "| rule | effective factor for an input of $\\ell$ tokens | |---|---| "
     table = page[page.index(header) :]
-    table = table[: table.index("</details>")]
+    table = table[: table.index("With $L_{")]
     start = page.index("## Static and dynamic scaling rules")
     main = page[start : page.index("<details>", start)]
     assert "stretch" not in main, main
+    main_table = main[main.index("| rule | input of $L$ tokens or fewer | input of $2L$ tokens |") :]
+    main_rows = re.findall(r"\| ([^|]+) \| (\d+) \| (?:about )?(\d+) \|", main_table)
     block = page[page.index("<details>", start) : page.index("## Porting transformers-4 code")]
     factors = block[: block.index("</details>")]  # the first block: effective factors and the table
     # fix pass 249 (read r248b #1: "needs ... l/L" here against the glossary's (l - 1)/(L - 1), "just above the
     # stretch"): the stretch is about what the slowest pair needs, and the bullet gives the exact need, checked below
     assert "- The slowest pair needs about the *stretch* $\\max(\\ell/L, 1)$" in block
-    rows = re.findall(r"\| ([^|]+) \| ([^|]+) \| (\d+) \|", table)
+    rows = re.findall(r"\| ([^|]+) \| ([^|]+) \|", table)[1:]  # after the header
     assert [r[0] for r in rows] == [
         "static: position interpolation, NTK-aware scaling, YaRN, `llama3`",
         "dynamic NTK",
@@ -2003,8 +2029,12 @@ def test_dynamic_table_needed_row_is_the_stretch():
     assert flat.index("*stretch*") < flat.index("than that pair needs")  # defined before "needs" is used
     L, s, ell = 8, 8.0, 16  # l = 2L
     stretch = max(ell / L, 1)
-    assert [int(r[2]) for r in rows] + [int(stated)] == [s, 1 + s * (ell / L - 1), stretch, stretch] == [8, 9, 2, 2]
-    assert all(int(r[2]) > stretch for r in rows[:2])  # "less than either rule divides by" at 2L
+    assert (
+        [int(r[2]) for r in main_rows] + [int(stated)] == [s, 1 + s * (ell / L - 1), stretch, stretch] == [8, 9, 2, 2]
+    )
+    assert all(int(r[2]) > stretch for r in main_rows[:2])  # "less than either rule divides by" at 2L
+    # fix pass 279: the main table's column for inputs up to L: the static s, dynamic NTK's 1, and no division needed
+    assert [int(r[1]) for r in main_rows] == [s, 1, 1], main_rows
     # the main line: the section's lesson leads (a fixed rule changes every input, short ones too; a dynamic rule
     # follows l); the first block then gives the effective factors and what the last row is; under the table, the
     # verdict scoped to the table's 2L and s = 8, then s as a slope (read r177), and with s = 1 dynamic NTK's formula
@@ -2027,16 +2057,15 @@ def test_dynamic_table_needed_row_is_the_stretch():
     # fix pass 267 (reads r266 #2 and r266b #5, unclear: the main line ends on Llama 3.1's L_decl = 16L, the table
     # takes L_decl = L): the block says so in its second sentence, before the table (Llama 3.1's declared length is
     # not its trained one, checked below)
+    # structural pass 279 (reads r275a #2 and r275b #2): the main line's table takes a file whose set length is L, so
+    # the block's definition points to its cells
     declares = (
-        "A rule's *effective factor* for an input is the number by which it divides its slowest pair's frequency. The"
-        " table below takes a file that declares the trained length, so that $L_{\\text{decl}} = L$, unlike Llama"
-        " 3.1's file."
+        "A rule's *effective factor* for an input is the number by which it divides its slowest pair's frequency, the"
+        " main table's cells."
     )
     llama31 = MODEL_ROPE_CONFIGS["llama-3.1-8b"]
     assert llama31["max_position_embeddings"] != llama31["rope_scaling"]["original_max_position_embeddings"]
-    verdict = (
-        "At $\\ell = 2L$ and the table's $s = 8$, both rules divide the slowest pair's frequency by more than it needs."
-    )
+    verdict = "With $L_{\\text{decl}} = L$, $s = 8$ and $\\ell = 2L$, these give the main table's 8, 9 and 2."
     # read r181: the book's own `dynamic` runs use s = 1 (chapter 8's main runs: `dynamic_factor` 1 in both saved
     # configs)
     slope = (
@@ -2052,18 +2081,16 @@ def test_dynamic_table_needed_row_is_the_stretch():
     assert needs in factors and factors.index(needs) < factors.index("| rule |"), factors
     assert factors.index("</summary> " + declares) < factors.index("A static rule's effective factor"), factors[:300]
     assert "The last column takes a file" not in page  # said once, before the table
-    assert "$L_{\\text{decl}} = L$ |" in table  # the table's last column: a file that declares L
     # read r191: the learner who expects the dynamic rule to divide less sees it divide more at 2L; the block says so
     # right under the verdict, and what dynamic NTK gains instead (checked in
     # test_dynamic_main_line_shows_the_fixed_divisor_at_short_inputs_and_the_dynamic_formula)
-    gain = (
-        " Dynamic NTK divides by more than `llama3` there; what it gains is that inputs up to $L_{\\text{decl}}$ keep"
-        " their unscaled frequencies."
-    )
-    assert verdict + gain + slope in factors, factors
+    # structural pass 279: the verdict and what dynamic NTK gains are the main line's sentence under its table
+    assert verdict + slope in factors, factors
+    assert "what it gains" not in page
     assert factors.index("| what the slowest pair needs |") < factors.index(verdict), factors
     assert "most of all" not in page and "to compare them" not in page  # read r182: the unfair comparison is gone
-    assert "$s = 8$" in table and "Both rules divide by more" not in page  # read r178: the verdict's s is the table's
+    # read r178: the verdict's s is the table's (structural pass 279: the main table's, "with $s = 8$")
+    assert "with $s = 8$" in main and "Both rules divide by more" not in page
     import json
 
     for saved in ("extrapolation.json", "extrapolation-text.json"):  # chapter 8's main runs
@@ -2078,7 +2105,7 @@ def test_dynamic_table_needed_row_is_the_stretch():
     # s = 1: "its formula becomes the last row's": 1 up to L, then 1 + (l/L - 1) = l/L, the stretch
     assert all(math.isclose(1 + 1.0 * (n / L - 1), max(n / L, 1)) for n in range(L, 4 * L))
     # "both rules divide the slowest pair's frequency by more than it needs" at 2L and s = 8: 8 and 9 against 2
-    assert int(rows[1][2]) > int(rows[0][2]) > stretch
+    assert int(main_rows[1][2]) > int(main_rows[0][2]) > stretch
     for factor in (1.5, 2.0, 8.0, 40.0):
         assert 1 + factor * (2 * L / L - 1) > factor > 1, factor
     # the need: divided by the stretch, l positions turn the slowest pair as far as L did; up to L, no division
@@ -2121,40 +2148,32 @@ def test_dynamic_main_line_shows_the_fixed_divisor_at_short_inputs_and_the_dynam
         # transformers reads (checked against transformers in test_transformers_dynamic_l_is_the_stored_length)
         # fix pass 266 (reads r265 #3 and r265b #3, again both readers' hardest place): no formula; the growth in
         # words, then the declared length; the formula and the 9 at twice that length are the first block's table
-        " Dynamic NTK leaves inputs up to a set length unscaled, and beyond it slows every pair but the"
-        " fastest, more the longer the input."
-        # fix pass 227 (read r226 #1) put the block's 9 and 2 at 2L on the main line; structural pass 249 (reads r248
-        # #3 and r248b #3: the example's arithmetic hid the section's idea) returned them to the block's table
-        # fix pass 273 (read r270a #6, unclear: the lesson, that both rules divide by more than needed, had no number on
-        # the main line): three short sentences with the table's 8, 9 and about 2 at twice L (checked below)
-        # fix pass 274 (reads r271a #1 and r271b #4, unclear: which number went with which length): dynamic NTK's 9
-        # first, with its set length at L, then the static 8 at any length and the 2 needed at 2L (checked below)
-        # fix pass 277 (read r274a #4, unclear: the 9 assumes a file that declares L, and the next sentences turn to
-        # Llama 3.1's file, which declares 16L): the sentence says the file declares L, as the block's table does
-        " In a file that declares the trained length $L$, with $s = 8$, at $2L$ it divides the slowest pair's frequency"
-        " by 9; the block below gives the formula. A static rule built for $8L$ divides it by 8 at any length, and at"
-        " $2L$ the pair needs only about 2."
-        " Transformers' `dynamic` takes the set length from"
-        # fix pass 272 (read r269b #4): "not from the trained length", the rule, before Llama 3.1's example
-        " `max_position_embeddings`, the declared length $L_{\\text{decl}}$, not from the trained length."
+        # structural pass 279 (reads r275a #2 and r275b #2, both readers' hardest place: L, L_decl, s, 8, 9, 2 and 16L
+        # in five sentences, tied by a term only the block defined): the rule named as transformers' `dynamic`, then
+        # a small table of what each rule divides the slowest pair by, one sentence on it, and the declared-length
+        # trap in a paragraph of its own (test_transformers_dynamic_l_is_the_stored_length)
+        " Dynamic NTK, transformers' `dynamic`, leaves inputs up to a set length unscaled, and beyond it slows every"
+        " pair but the fastest, more the longer the input."
     )
     lesson = "A *static* rule gives each pair one divisor for its frequency, used at every input length."
-    assert main.index(lesson) < main.index(example) < main.index(dynamic_said), main
-    numbers = re.findall(
-        # fix pass 277 (read r274a #4): "In a file that declares the trained length $L$, with $s = 8$, ..."
-        r"In a file that declares the trained length \$L\$, with \$s = (\d+)\$, at \$(\d+)L\$ it divides the slowest"
-        r" pair's frequency by (\d+); the block below gives the formula\. A static rule built for \$(\d+)L\$ divides"
-        r" it by (\d+) at any length, and at \$(\d+)L\$ the pair needs only about (\d+)\.",
-        main,
+    flat_main = " ".join(main.split())
+    assert flat_main.index(lesson) < flat_main.index(example) < flat_main.index(dynamic_said), main
+    intro = (
+        "Take a file whose set length is the trained length $L$, with $s = 8$. Each cell gives what the rule divides"
+        " the slowest pair's frequency by:"
     )
-    assert len(numbers) == 1, numbers
-    said_s, at, dynamic_by, built_for, static_by, at_again, needed = (int(n) for n in numbers[0])
-    assert at == at_again == 2, numbers  # the L in 2L is the trained length, the set length here
-    # the table's column "at l = 2L, s = 8, L_decl = L": a static rule with s = 8 is built for 8L (s L positions turn
-    # its divided pairs as far as L did), and the needed divisor, (2L - 1)/(L - 1), just above the stretch 2
-    assert said_s == built_for == 8 and 2 < (2 * 8192 - 1) / (8192 - 1) < 2.001 and needed == 2
-    assert "| dynamic NTK | 1 up to $L_{\\text{decl}}$, then $1 + s(\\ell/L_{\\text{decl}} - 1)$ | 9 |" in page
-    assert "| static: position interpolation, NTK-aware scaling, YaRN, `llama3` | $s$ | 8 |" in page
+    table = (
+        "| rule | input of $L$ tokens or fewer | input of $2L$ tokens | |---|---|---|"
+        " | static, such as `llama3` | 8 | 8 | | dynamic NTK | 1 | 9 | | what the slowest pair needs | 1 | about 2 |"
+    )
+    verdict = "At $2L$ both rules divide by more than the pair needs. The dynamic rule leaves short inputs unscaled."
+    assert flat_main.index(dynamic_said) < flat_main.index(intro) < flat_main.index(table) < flat_main.index(verdict)
+    # the table's numbers: a static rule with s = 8 divides the slowest pair by 8 at any length (checked below on
+    # transformers' `llama3`), dynamic NTK in a file that declares L by 1 up to L and 9 at 2L (checked below), and the
+    # slowest pair needs nothing up to L and, at 2L, (2L - 1)/(L - 1), just above the stretch 2
+    assert 2 < (2 * 8192 - 1) / (8192 - 1) < 2.001
+    assert "| dynamic NTK | 1 up to $L_{\\text{decl}}$, then $1 + s(\\ell/L_{\\text{decl}} - 1)$ |" in page
+    assert "| static: position interpolation, NTK-aware scaling, YaRN, `llama3` | $s$ |" in page
     # fix pass 259 (reads r258 #2 and r259b #4: the section never said why the growth matters): the block's 9 and
     # about 2 at 2L in one sentence after the formula (the block's table, below; "about 2": the stretch, 2, and
     # (l - 1)/(L - 1), just above it, the glossary's exact bound)
@@ -2162,17 +2181,14 @@ def test_dynamic_main_line_shows_the_fixed_divisor_at_short_inputs_and_the_dynam
     # needs is the block's table's last row, since it counts the trained length
     # fix pass 266 (reads r265 #3 and r265b #3): the 9 is the first block's table's alone, at l = 2L with
     # L_decl = L, that is at twice L_decl
-    assert main.count(dynamic_said) == 1 and "within the trained range" not in main, main
+    assert flat_main.count(dynamic_said) == 1 and "within the trained range" not in main, main
     assert "divides by 9" not in main and "$2L_{\\text{decl}}$" not in main, main
     assert 1 + 8 * (2 - 1) == 9 and 2 < (2 * 8192 - 1) / (8192 - 1) < 2.001
     factors = _collapsed("Effective factors: how much each rule divides the slowest pair")
-    dynamic_row = "| dynamic NTK | 1 up to $L_{\\text{decl}}$, then $1 + s(\\ell/L_{\\text{decl}} - 1)$ | 9 |"
+    dynamic_row = "| dynamic NTK | 1 up to $L_{\\text{decl}}$, then $1 + s(\\ell/L_{\\text{decl}} - 1)$ |"
     assert dynamic_row in factors, factors  # the formula's place
-    gain = (
-        "At $\\ell = 2L$ and the table's $s = 8$, both rules divide the slowest pair's frequency by more than it needs."
-        " Dynamic NTK divides by more than `llama3` there; what it gains is that inputs up to $L_{\\text{decl}}$ keep"
-        " their unscaled frequencies."
-    )
+    # structural pass 279: the block's verdict is the main line's now; the block ties its formulas to the main table
+    gain = "With $L_{\\text{decl}} = L$, $s = 8$ and $\\ell = 2L$, these give the main table's 8, 9 and 2."
     assert gain in factors and factors.index("| dynamic NTK |") < factors.index(gain), factors
     pytest.importorskip("transformers", minversion="5.24")  # the book's version
     from transformers import LlamaConfig
@@ -2234,8 +2250,16 @@ def test_dynamic_main_line_shows_the_fixed_divisor_at_short_inputs_and_the_dynam
     # fix pass 273 (read r270a #6): the main line's 8, 9 and about 2, from transformers: `llama3` with s = 8 divides
     # the slowest pair by 8 at any length; `dynamic` with s = 8 and `max_position_embeddings` L by 9 at an input of 2L;
     # and 2L positions need the divisor (2L - 1)/(L - 1) to turn it no further than training's L - 1 did
+    # structural pass 279: the main table's cells, checked here against transformers: the static rule's 8 at a short
+    # input and at 2L, dynamic NTK's 1 up to L and 9 at 2L, and the slowest pair's need, 1 up to L and about 2 at 2L
+    cells = re.findall(r"\| ([^|]+) \| (\d+) \| (?:about )?(\d+) \|", flat_main)
+    (static_short, static_by), (dynamic_short, dynamic_by), (needed_short, needed) = [
+        (int(a), int(b)) for _, a, b in cells
+    ]
+    assert "with $s = 8$" in flat_main and s == 8.0
     assert (static_by, dynamic_by, needed) == (round(fixed), round(by), round((2 * L - 1) / (L - 1)))
-    assert abs(fixed - static_by) < 1e-4 and abs(by - dynamic_by) < 1e-3 and said_s == s
+    assert static_short == static_by and abs(fixed - static_by) < 1e-4 and abs(by - dynamic_by) < 1e-3
+    assert (dynamic_short, needed_short) == (round(dynamic(L)), 1) and math.isclose(dynamic(L), 1.0, rel_tol=1e-5)
 
 
 def test_reading_code_page_numbers():
@@ -2968,7 +2992,9 @@ def test_float32_angles_are_fine_up_to_16l():
     )
     # read r206 (the section's hardest place): the lesson opens the section, before the three paths and the check;
     # the table, this row among its rows, is the section's block
-    assert row in _collapsed("The <code>model.to</code> and float32 rows") and row not in main, main
+    # structural pass 279 (reads r275b #7 and r275a #4): the table is the main line's again, after the check
+    assert row in main and row not in _collapsed("The <code>model.to</code> and float32 rows"), main
+    assert main.index("Check a loaded model:") < main.index(row)
     # fix pass 273 (reads r270b #3 and r270a, hardest place 2: three paths and two growths came before the one action):
     # the practical lesson opens the section, in one sentence, then why, then this lesson and the check
     load = BF16_LOAD_274 + " "  # fix pass 274 (read r271a #8): `model.bfloat16()` beside `model.to`
@@ -3326,7 +3352,8 @@ def test_reading_code_dynamic_on_llama31_file_and_llama4_tau():
         # fix pass 267 (reads r266 #2 and r266b #5): "its declared length, 16L"
         # fix pass 272 (read r269b #4, unclear: a counterfactual carried the rule): the example follows the rule
         # fix pass 274 (reads r271a #1 and r271b #4): "where that is $16L$", the declared length just named
-        "So in Llama 3.1's file, where that is $16L$, `dynamic` in place of `llama3` would leave every input up to"
+        # structural pass 279 (reads r275a #2 and r275b #2): "In Llama 3.1's file that is $16L$, so ..."
+        "In Llama 3.1's file that is $16L$, so `dynamic` in place of `llama3` would leave every input up to"
         " $16L$ unscaled." in " ".join(page.split())
     )
     # Llama 4's attention builds tau's positions from the cache length plus the token index, never from position_ids
@@ -3474,9 +3501,12 @@ def test_takeaway_dynamic_follows_the_batch_and_keeps_its_largest_divisor():
     takeaways = page[page.index("## Takeaways") : page.index("(glossary-fields)=")]
     # read r206: one lesson a bullet; `dynamic`'s declared length is its section's main line (checked in
     # test_transformers_dynamic_l_is_the_stored_length), and the batch's longest row the run-time list's
+    # fix pass 279 (read r275a #10, omission: no takeaway on the pair layout): the porting bullet also says to match
+    # the rotary code's pairing, so "not `config.rope_theta`" is shorter (test_takeaways_add_the_temperature_and_layout_
+    # lessons_within_five)
     assert (
-        "- In transformers 5, read the base and the rule from `rope_parameters`, not from `config.rope_theta`. -"
-        in takeaways
+        "- In transformers 5, read the base and the rule from `rope_parameters`, not `config.rope_theta`. Match the"
+        " rotary code's pairing; converting between layouts permutes the rows of $W_q$ and $W_k$. -" in takeaways
     )
     # the batch's highest position: "pick every row's frequencies from the batch's highest position", the batch above
     assert "- `dynamic` and `longrope` pick every row's frequencies from the batch's highest position;" in page
@@ -3687,15 +3717,15 @@ def test_query_scales_are_defined_where_the_run_time_cases_use_them():
     # fix pass 274 (reads r271b #3 and r271a #7): Llama 4's row apart from Ministral 3's and Mistral 4's
     # fix pass 275 (reads r272a #1 and r272b #2): the cell keeps the layers; the switch and the cache length are the
     # block's (test_temperature_table_rows_are_where_transformers_multiplies)
-    row = (
-        "| each query, by a *query scale* | Llama 4, in its layers without RoPE | the query scale, which grows in steps"
-    )
-    row += " with the position |"
+    # fix pass 279 (reads r275a #9 and r275b #3): one query row, both models' layers in its example cell
+    row = "| each query, by a *query scale* | Llama 4 in its layers without RoPE; Ministral 3 and Mistral 4 in every"
+    row += " layer | a scale that steps up with the position |"
     assert row in main, main
     # fix pass 266 (read r265b #2): a closing sentence, what every place does to the logits; fix pass 273: one lead
     # sentence, a three-row table, one closing sentence; fix pass 274: four rows, and the softmax scale's definition
     # in one short sentence before the closing one
-    assert defined.count("|---|---|---|") == 1 and len(re.findall(r"\| \|", defined)) == 5  # a header, four rows
+    # fix pass 279 (reads r275a #9 and r275b #3): three rows, the three places the closing sentence names
+    assert defined.count("|---|---|---|") == 1 and len(re.findall(r"\| \|", defined)) == 4  # a header, three rows
     prose = [defined[: defined.index(" | ")], defined[defined.rindex(" | ") + 3 :]]  # the prose around the table
     assert prose[0].endswith("code:") and prose[1].startswith("The softmax scale is"), prose
     sentences = [prose[0], *prose[1].replace(". ", ".\n").split("\n")]
@@ -3878,41 +3908,21 @@ def test_bfloat16_section_tells_the_two_errors_apart():
     # had to work out that the bullets were paths, and no figure separated the two growths): a figure of the three
     # paths, a key one back and the key at 0 (test_bfloat16_figure_draws_the_three_paths), and one bullet a path with
     # its numbers; the bullets' history: r197 table, r206 block, r207-r219 one sentence a path, r246 the reason
+    # structural pass 279 (reads r275b #1, r275b #7 and r275a #4, unclear: three paths and two panels were decoded
+    # from prose before the reader saw why the left panel matters): the three paths' table, from the first block, is
+    # the main line's, before the figure; one sentence says how to read the figure; the two-panel prose and a bullet
+    # for each bfloat16 path's reason are the first block's (the float32 bullet repeated the table's third row)
     lead = (
-        # fix pass 260 (read r260 #3: against what the error is measured was the block's alone)
-        "Where rounding enters decides what the error grows with. The figure measures three paths in Llama 3.1's head,"
-        # fix pass 267 (read r266 #5, unclear: the curves' flat top at pi read as a cap of the method): the error is
-        # taken around the circle (checked in test_bfloat16_figure_draws_the_three_paths)
-        " each against the exact angles. It takes each error the shorter way round the circle, so no error exceeds"
-        " half a turn:"
+        "Where rounding enters decides what the error grows with. Three paths differ, each measured against the exact"
+        " angles:"
     )
-    paths = [
-        # fix pass 266 (read r265 #4, unclear: five thresholds on the main line for a one-sentence lesson): one number
-        # a path; the key one back's hundredth of a radian joins the first block's pair-1 paragraph (checked in
-        # test_bfloat16_figure_draws_the_three_paths)
-        "- After `model.to`, query and key share each rounded frequency, so a score's angle errs by the key's distance"
-        " back times the frequency's rounding error. A key about 1 750 tokens back can be half a turn off.",
-        # fix pass 259 (read r259 #4: whose path; read r259b #2: the one-back curve stays at 3.0-3.08 radians, so
-        # "about")
-        "- Angles formed in bfloat16, as your own code might form them, err by up to a fixed fraction of themselves, so"
-        # fix pass 261 (read r261 #1: why 512): bfloat16's spacing there, 4, against a true gap of 1
-        # fix pass 264 (read r263 #1: which position; the digits on the main line above 5 per 100 words): the query's
-        # position, and the spacing in words
-        # fix pass 265 (read r264b #3: why bfloat16 spaces numbers four apart was the block's alone): its eight
-        # significant bits on the main line (checked below with torch's bfloat16: spacing 2 below 512, at least 4 from
-        # 512 on)
-        # fix pass 266 (read r265 #4: one number a path): the eight bits and the spacing of four went to the block
-        # "If your code forms the angles in bfloat16" (checked below, with torch's bfloat16)
-        " the error grows with the position itself. Past query position 512, even a key one back can be about half a"
-        " turn off.",
-        # fix pass 261 (read r261b #5: the main line stopped at 16L; the block's near a million and ten million)
-        "- Transformers' path, float32 frequencies and angles, keeps each angle within about a hundredth of a radian up"
-        " to $16L$; past it, the error keeps growing with the position.",
-    ]
+    read = (
+        "The figure draws the three paths. Read its left panel, a key one back: only there do the two bfloat16 paths"
+        " part."
+    )
     flat = " ".join(main.split())
-    assert flat.index(lead) < flat.index('<img src="figures/reading_code_bf16_error.svg"') < flat.index(paths[0])
-    growth = ["the key's distance back", "grows with the position", "within about a hundredth"]
-    assert all(g in path for g, path in zip(growth, paths)), growth
+    figure = flat.index('<img src="figures/reading_code_bf16_error.svg"')
+    assert flat.index(lead) < flat.index("| path |") < flat.index(read) < figure, main
     # fix pass 273 (read r270b #3): the action leads the section, before the figure, in one sentence
     # fix pass 274 (read r271a #8): with `model.bfloat16()` beside `model.to`
     loads = BF16_LOAD_274.split(" The first")[0]
@@ -3921,14 +3931,11 @@ def test_bfloat16_section_tells_the_two_errors_apart():
     # fix pass 240 (read r239 #3, among the hardest: three mechanisms came before the section's one action): the
     # action and its check come first; the three paths follow the check
     assert flat.index("print(rotary.inv_freq.dtype") < flat.index(lead)
-    assert flat.index(loads) < flat.index(paths[0]), main
-    assert all(path in flat for path in paths) and "| path |" not in main, main
-    assert flat.index(paths[0]) < flat.index(paths[1]) < flat.index(paths[2])
-    table = _collapsed("The <code>model.to</code> and float32 rows")
-    table = table[table.index("| path | a score's error grows with | size, in Llama 3.1's head |") :]
+    table = flat[flat.index("| path | a score's error grows with | in Llama 3.1's head |") :]
+    table = table[: table.index(read)]
     rows = re.findall(r"\| ([^|]+?) \| ([^|]+?) \| ([^|]+?) \|", table)
     assert rows == [
-        ("path", "a score's error grows with", "size, in Llama 3.1's head"),
+        ("path", "a score's error grows with", "in Llama 3.1's head"),
         (
             "`model.to(torch.bfloat16)` rounds $\\theta_i$",
             "the key's distance back",
@@ -3940,19 +3947,13 @@ def test_bfloat16_section_tells_the_two_errors_apart():
             # fix pass 224 (read r223 #5: "up to" read as a size bound; the score's angle can be as wrong as it gets)
             # fix pass 250 (read r249 #1, false: 1 024 to 2 048 held for pair 0 alone; with p, theta_i and their
             # product in bfloat16, pair 3 first errs by 3 radians at 642; test_bfloat16_angles_first_positions)
-            # fix pass 251 (read r250 #2: "from about 650" depends on the error it counts from): 3 radians, pair 0's
-            # fix pass 252 (read r251 #1: pair 1's raw error passes 3 radians at 526, 2.77 around the circle)
-            # fix pass 258 (read r256 #6: the positions depend on what is rounded): all three in bfloat16
-            # fix pass 260 (read r260 #1, overstated: pair 0 is 3 radians off at 1 027, 2.28 at 1 028, and next at or
-            # above 3 only at 8 214): "first at"
             # fix pass 264 (reads r263 #1 and r263b #3, unclear: 512, 650 and 1 027 came without the key each is for):
-            # a key one back first just past 512 (515: test_bfloat16_figure_draws_the_three_paths); the key at 0,
-            # whose score's error is the query angle's own, about 650 in some slower pairs and 1 027 in pair 0
+            # a key one back first just past 512 (515: test_bfloat16_figure_draws_the_three_paths)
+            # fix pass 279 (read r275b #1, unclear: "from about 650" for the key at 0, beside the block's pair 0 from
+            # 1 024, read as two thresholds that disagree): which pairs, 1 and 3 (654 and 642), and pair 0's 1 027
             # (test_bfloat16_angles_first_positions)
-            # fix pass 265 (read r264 #4, unclear: one cell held about 70 words): the cell keeps its gist, the two
-            # keys' thresholds (515 and 642: test_bfloat16_figure_draws_the_three_paths); what is rounded and the key
-            # at 0 follow the table, and pair 0's 1 027 is the next block's example
-            "about half a turn: for a key one back past query position 512, for the key at position 0 from about 650",
+            "about half a turn: for a key one back past query position 512, for the key at position 0 from about 650"
+            " in pairs 1 and 3, from 1 027 in pair 0",
         ),
         (
             "transformers forms float32 angles from float32 $\\theta_i$",
@@ -3960,25 +3961,42 @@ def test_bfloat16_section_tells_the_two_errors_apart():
             "at most about 0.01 radian up to $16L$",
         ),
     ], rows
-    # read r200: the lead-in says both facts before the rows, float32 angles and, after `model.to`, rounded theta_i,
-    # so that the first row does not read as a contradiction of the float32 forming
-    lead = "Transformers' Llama code forms the angles $p\\theta_i$ in float32, but, after `model.to`, from rounded"
     block = _collapsed("The <code>model.to</code> and float32 rows")
+    assert "| path |" not in block, block
+    # the panels' prose and each bfloat16 path's reason, from the main line (structural pass 258's bullets)
+    panels = (
+        "An error can grow with the key's distance back or with the query's position. In the right panel, the key at"
+        " position 0, the two grow together, so both bfloat16 lines, orange and blue, climb. Only the left panel, a key"
+        " one back, tells the two growths apart."
+    )
+    paths = [
+        "- After `model.to`, query and key share each rounded frequency, so a score's angle errs by the key's distance"
+        " back times the frequency's rounding error.",
+        "- Angles formed in bfloat16, as your own code might form them, err by up to a fixed fraction of themselves, so"
+        " the error grows with the position itself.",
+    ]
+    flat_block = " ".join(block.split())
+    assert flat_block.index(panels) < flat_block.index(paths[0]) < flat_block.index(paths[1]), block
+    assert panels not in flat and not any(path in flat for path in paths), main
+    assert "It takes each error the shorter way round the circle" not in flat
+    wrapped = "The figure takes each error the shorter way round the circle, so no error exceeds half a turn."
+    assert wrapped in flat_block
+    # read r200: the block opens on both facts, float32 angles and, after `model.to`, rounded theta_i, so that the
+    # table's first row does not read as a contradiction of the float32 forming
+    lead = "Transformers' Llama code forms the angles $p\\theta_i$ in float32, but, after `model.to`, from rounded"
     assert block.split("</summary>")[1].strip().startswith(lead), block[:120]  # the lead opens the block
-    assert block.index(lead) < block.index("| path |")
     assert "Under either load path" not in main
     for gone in ("err differently", "Float32 angles err the same way", "Of the others, Llama 3.1's pair 1"):
         assert gone not in flat, gone  # the prose the table replaces (the pair-1 sentences sit in the block)
     opens = "Under `model.to`, a score's angle is off by the key's distance back times the rounding error of"
-    assert block.index("| path |") < block.index(opens + " $\\theta_i$."), block[:120]
-    # fix pass 265 (read r264 #4): the row's conditions, from its old cell, in two sentences under the table: the
-    # figure script's bfloat16 path rounds the position and the frequency, and their bfloat16 product rounds again;
-    # the key at 0 has angle 0 in any precision, so that score's error is the query angle's own
+    # fix pass 265 (read r264 #4): the row's conditions, in two sentences: the figure script's bfloat16 path rounds the
+    # position and the frequency, and their bfloat16 product rounds again; the key at 0 has angle 0 in any precision,
+    # so that score's error is the query angle's own
     under = (
-        "In the second row, the position, the frequency and their product are each rounded to bfloat16. The key at"
-        " position 0 has angle 0, so that score's error is the query angle's own."
+        "In the main table's second row, the position, the frequency and their product are each rounded to bfloat16."
+        " The key at position 0 has angle 0, so that score's error is the query angle's own."
     )
-    assert block.index("| path |") < block.index(under) < block.index(opens), block[:120]
+    assert flat_block.index(paths[1]) < flat_block.index(under) < flat_block.index(opens), block[:120]
     script = (ROOT / "scripts" / "draw_reading_code_figure.py").read_text(encoding="utf-8")
     assert '"bf16_angles": p.bfloat16()[:, None] * theta32.bfloat16()[None],' in script
     assert (torch.zeros(1).bfloat16() * torch.tensor([1.0, 1e-3, 1e-6]).bfloat16()).dtype == torch.bfloat16
@@ -4239,6 +4257,11 @@ def test_takeaways_add_the_temperature_and_layout_lessons_within_five():
         " biases, and any norm weights applied before the rotation."
     )
     assert layout in _section_main_line(page, "## Notes for reading code")
+    # fix pass 279 (read r275a #10, omission: the most common silent porting bug had no takeaway): the porting bullet
+    # adds the layout, "Match the rotary code's pairing; converting between layouts permutes the rows of $W_q$ and
+    # $W_k$.", within five bullets (teaching.md) and 28 words (the permutation: test_reading_code_layout_permutation)
+    pairing = "Match the rotary code's pairing; converting between layouts permutes the rows of $W_q$ and $W_k$."
+    assert pairing in takeaways and bullets[2].endswith(pairing), bullets
     assert "Converting a checkpoint between the layouts permutes, within each head, the rows of $W_q$ and $W_k$" in page
     pytest.importorskip("transformers", minversion="5.24")  # the book's version
     from transformers import LlamaConfig
@@ -4565,7 +4588,7 @@ def test_temperature_main_line_says_deepseek_moves_the_sharpening_to_the_softmax
     # V3's file sets both to 1, and unequal fields leave a factor other than 1 on cos and sin)
     said = (
         "| the *softmax scale*, 1/√ of the query's width by default | DeepSeek-V3, whose `yarn` puts its attention"
-        " factor here, not on cos and sin, in its released files | $m^2$, about 1.87 at its $s = 40$ |"
+        " factor here, not on cos and sin, in its released files | a constant, $m^2$, about 1.87 at its $s = 40$ |"
     )
     assert "The softmax scale is the number that multiplies $q \\cdot k$ before the softmax." in main
     assert said in main and "attention_scaling" not in main and main.count("1.87") == 1, main
@@ -4699,7 +4722,9 @@ def test_temperature_main_line_says_deepseek_moves_the_sharpening_to_the_softmax
     # fix pass 273 (reads r270a #5 and r270b #2): the table's last row is DeepSeek-V3's, then the closing sentence
     # fix pass 274 (read r271a #7): the softmax scale's definition, in one sentence, between them
     ends = (
-        "| $m^2$, about 1.87 at its $s = 40$ | The softmax scale is the number that multiplies $q \\cdot k$ before the"
+        # fix pass 279 (reads r275a #9 and r275b #3): "a constant, $m^2$, ...", the last column one kind of value
+        "| a constant, $m^2$, about 1.87 at its $s = 40$ | The softmax scale is the number that multiplies $q \\cdot k$"
+        " before the"
         # fix pass 275 (read r272b #1): the three places named
         " softmax. Each row multiplies the logits, so look in all three places: cos and sin, the query and the softmax"
         " scale."
@@ -5378,20 +5403,25 @@ def test_temperature_table_rows_are_where_transformers_multiplies():
     assert header == ("where the code multiplies", "example", "each logit is multiplied by"), header
     # fix pass 274 (reads r271b #3 and r271a #7): Llama 4's query scale and Ministral 3's and Mistral 4's in rows of
     # their own, each saying where it counts positions (checked below in their attention code)
+    # fix pass 279 (reads r275a #9 and r275b #3): one row per place, the three the sentence under the table names
     places = [row[0].split(",")[0] for row in rows]
-    assert places == ["cos and sin", "each query", "each query", "the *softmax scale*"], rows
-    assert rows[0][1] == "`yarn` and `longrope`" and rows[0][2] == "$m^2$, when RoPE turns the whole head"
+    assert places == ["cos and sin", "each query", "the *softmax scale*"], rows
+    assert "look in all three places: cos and sin, the query and the softmax scale." in main
+    assert rows[0][1] == "`yarn` and `longrope`"
+    assert rows[0][2] == "a constant, $m^2$, set by the extension factor, when RoPE turns the whole head"
+    kinds = ["a constant", "a scale that steps up with the position", "a constant"]
+    assert [row[2].split(",")[0] for row in rows] == kinds, rows
     # fix pass 275 (reads r272a #1 and r272b #2, unclear: three qualifiers in one cell): the cells name the layers
     # only; the switch, the cache length and `position_ids` are said in the block "Query scales by position" (below)
-    assert rows[1][1] == "Llama 4, in its layers without RoPE"
-    assert rows[2][1] == "Ministral 3 and Mistral 4, in every layer"
+    assert rows[1][1] == "Llama 4 in its layers without RoPE; Ministral 3 and Mistral 4 in every layer"
     scales = _collapsed("Query scales by position: Llama 4, Ministral 3 and Mistral 4")
     assert "only in its layers without RoPE and only with its `attn_temperature_tuning` on" in scales
     assert "Transformers counts the position $p$ from the cache length plus the token's index, not from" in scales
     assert "$p$ the token's `position_ids`, with no 1 added" in scales
-    assert rows[1][2] == rows[2][2] == "the query scale, which grows in steps with the position"
-    assert rows[3][0] == "the *softmax scale*, 1/√ of the query's width by default"
-    assert rows[3][1].startswith("DeepSeek-V3, whose `yarn` puts its attention factor")  # fix pass 277 (r274a #3)
+    assert rows[1][2] == "a scale that steps up with the position"
+    assert rows[2][0] == "the *softmax scale*, 1/√ of the query's width by default"
+    assert rows[2][1].startswith("DeepSeek-V3, whose `yarn` puts its attention factor")  # fix pass 277 (r274a #3)
+    assert rows[2][2] == "a constant, $m^2$, about 1.87 at its $s = 40$"
     assert main.index("Other models put the number that multiplies the logits elsewhere in the code:") < main.index(
         "| where the code multiplies"
     )
@@ -5566,9 +5596,11 @@ def test_ramp_rule_on_the_main_line_llama3_in_turns_yarn_in_the_pair_index():
         # (test_yarn_dict_read_like_llama3_opens_the_gpt_oss_block), before its weight
         # fix pass 274 (reads r271a #2 and r271b #2): one sentence, transformers' `yarn` code and its weight linear in
         # the pair index; "not in the turns" is the gpt-oss block's (checked below, with the ramp itself)
-        " `high_freq_factor`. " + YARN_SENTENCE_274
+        # fix pass 279 (read r275a #1): that sentence now ends the section's main line (checked below)
+        " `high_freq_factor`."
     )
-    assert said in section
+    assert said in section and YARN_SENTENCE_274 in section
+    assert section.rstrip().endswith(YARN_SENTENCE_274), section[-300:]
     gpt_oss = _collapsed("The same reading for a <code>yarn</code> dict: gpt-oss-20b")
     assert "The ramp runs linearly in the pair index, not in the turns." in gpt_oss
     # beside the bands' table, before the pairs' table whose divisors it lets the reader check
@@ -5647,7 +5679,8 @@ def test_run_time_main_line_names_the_four_cases_and_the_cache():
     # main line names them as its rows do, and no sentence lists them again
     # fix pass 275 (read r272a #2): the length rules' verdict reads "remains, unless every row carries pads: ..."
     # fix pass 277 (reads r274a #5 and r274b #5): "remains when the batch is padded to its longest row; ..."
-    rows = re.findall(r"^\| ([^|]+) \| (?:removed:|remains:|remains when) ", _raw(), re.M)
+    # fix pass 279 (read r275a #3): every verdict is "removed:" or "remains:"
+    rows = re.findall(r"^\| ([^|]+) \| (?:removed:|remains:) ", _raw(), re.M)
     assert len(rows) == 4, rows
     names = [
         "angles your own code forms at low precision",
@@ -5763,7 +5796,8 @@ def test_opening_excerpt_condenses_llamas_rope_path():
     assert ".float() * inv_freq" in code and "emb.cos() * attention_scaling" in code and "def rotate_half" in code
     rest = page[page.index(FIELDS_LEAD_274) :]
     for heading, explained in (
-        ("## bfloat16 frequencies", "- Transformers' path, float32 frequencies and angles, keeps each angle within"),
+        # structural pass 279 (reads r275b #7 and r275a #4): the float32 path is the main line's table's last row
+        ("## bfloat16 frequencies", "| transformers forms float32 angles from float32 $\\theta_i$ |"),
         ("## Temperature rules", "They multiply RoPE's cos and sin by one number, the *attention factor* $m$."),
         ("## Notes for reading code", "Transformers' Llama code pairs the two halves of a head with `rotate_half`"),
     ):
@@ -6552,7 +6586,10 @@ def test_scaling_rules_are_called_static_as_the_chapters_call_them():
     assert "(glossary-dynamic)=\n## Static and dynamic scaling rules\n" in _raw()  # the anchor stays
     main = _section_main_line(page, "## Static and dynamic scaling rules")
     assert "A *static* rule gives each pair one divisor" in main and "`llama3` is static:" in " ".join(main.split())
-    assert "| static: position interpolation, NTK-aware scaling, YaRN, `llama3` | $s$ | 8 |" in page
+    # structural pass 279 (reads r275a #2 and r275b #2): the block's table keeps the formulas; the main line's calls the
+    # static rule "static, such as `llama3`"
+    assert "| static: position interpolation, NTK-aware scaling, YaRN, `llama3` | $s$ |" in page
+    assert "| static, such as `llama3` | 8 | 8 |" in main
     assert (
         "Transformers has no `rope_type` for them or for the static form of NTK-aware scaling; its `yarn` is static."
         in (page)
@@ -6780,14 +6817,14 @@ def test_cos_sin_rounding_to_the_activations_dtype_does_not_grow():
         # fix pass 267 (reads r266 #3 and r266b #1, unclear: "transformers" on a path, your own code's, that is not
         # transformers'): "cos and sin are then rounded" (your own code's bfloat16 angles give bfloat16 cos and sin,
         # each the float value rounded once: checked below)
+        # structural pass 279 (reads r275b #7 and r275a #4: the main line keeps the lesson, the check, the paths'
+        # table and the figure): the paragraph joins the first block's last sentence, with its 1/256
         "On every path, cos and sin are then rounded to the activations' dtype. In bfloat16, each entry moves by at"
-        " most the same small fraction of its size at any position, so this error does not grow."
+        " most $1/256$ of its size at any position, so this error does not grow."
     )
-    assert said in main and "- " + said not in main and "1/256" not in main, main
-    assert (
-        "The rounding of cos and sin to bfloat16, on every path, moves each entry by at most $1/256$ of its size."
-        in _collapsed("The <code>model.to</code> and float32 rows")
-    )
+    block = " ".join(_collapsed("The <code>model.to</code> and float32 rows").split())
+    assert said in block and "activations' dtype" not in main and "1/256" not in main, main
+    assert block.rstrip().endswith(said)
     pytest.importorskip("transformers", minversion="5.24")  # the book's version
     from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding
 
@@ -7016,6 +7053,14 @@ def test_bfloat16_figure_draws_the_three_paths():
     # "past query position 512, even a key one back", and the table's "first at a query just past position 512"
     assert first(bf16["one_back"], 3.0) in range(513, 521)
     assert first(bf16["from_zero"], 3.0) in range(600, 700)  # the alt text's "by about 650"
+    # fix pass 279 (read r275b #1, unclear: the 650 and pair 0's 1 024 read as disagreeing thresholds): "by about 650,
+    # in pairs 1 and 3": with the figure's frequencies, the pairs whose bfloat16 angle is 3 radians off before 700 are
+    # pairs 1 and 3, and pair 0 only from 1 027 (the table's cell, also checked in test_bfloat16_angles_first_positions)
+    grid = torch.arange(0, 2048, dtype=torch.float64)
+    own = (grid.bfloat16()[:, None] * theta32.bfloat16()[None]).double() - grid[:, None] * exact[None]
+    off = (torch.remainder(own + math.pi, 2 * math.pi) - math.pi).abs() >= 3
+    assert sorted(set(off[:700].nonzero()[:, 1].tolist())) == [1, 3] and int(off[:, 0].nonzero()[0]) == 1027
+    assert "the blue line climbs to half a turn by about 650, in pairs 1 and 3," in page
     assert float(f32["one_back"].max()) < 0.01 and float(f32["from_zero"].max()) < 0.01
     # the half-turn line: each error is wrapped, so no curve passes pi
     assert all(float(c.max()) <= math.pi for path in curves.values() for c in path.values())
@@ -7029,8 +7074,9 @@ def test_bfloat16_figure_draws_the_three_paths():
     shorter = torch.minimum(around, 2 * math.pi - around).amax(1)
     torch.testing.assert_close(torch.cummax(shorter, 0).values, model_to["from_zero"], rtol=0, atol=1e-12)
     assert math.pi - float(model_to["from_zero"].max()) < 1e-4
-    said = "It takes each error the shorter way round the circle, so no error exceeds half a turn:"
-    assert said in _section_main_line(page, "## bfloat16 frequencies")
+    # structural pass 279 (reads r275b #7 and r275a #4): the sentence is the first block's, with the panels' prose
+    said = "The figure takes each error the shorter way round the circle, so no error exceeds half a turn."
+    assert said in " ".join(_collapsed("The <code>model.to</code> and float32 rows").split())
     # fix pass 268 (read r267b #2, unclear): "In float32, no score's angle errs by more than about a hundredth of a
     # radian up to 16L" replaces "for distant keys, float32 keeps the error far smaller"; on both of the figure's
     # panels the float32 line stays under a hundredth (every query and key: test_float32_angles_are_fine_up_to_16l)
@@ -7045,14 +7091,20 @@ def test_bfloat16_figure_draws_the_three_paths():
     # fix pass 272 (reads r269a #6 and r269b #3, unclear: how to read the two panels came after the bullets): right
     # after the figure, before the bullets, with the two growths named first and the two bfloat16 lines by colour
     # (the script's PATHS: model.to orange, bfloat16 angles blue)
+    # structural pass 279 (reads r275b #7 and r275a #4, unclear: the learner decoded the figure from prose): the main
+    # line gives one sentence before the figure, which panel to read; the panels' prose and the bullets are the first
+    # block's (test_bfloat16_section_tells_the_two_errors_apart)
     said = (
-        "An error can grow with the key's distance back or with the query's position. In the right panel the two grow"
-        " together, so both bfloat16 lines, orange and blue, climb. Only the left panel, a key one back, tells the two"
-        " growths apart."
+        "An error can grow with the key's distance back or with the query's position. In the right panel, the key at"
+        " position 0, the two grow together, so both bfloat16 lines, orange and blue, climb. Only the left panel, a key"
+        " one back, tells the two growths apart."
     )
-    bf16_main = _section_main_line(page, "## bfloat16 frequencies")
-    figure_end = bf16_main.index('the green line stays near 0.">')
-    assert figure_end < bf16_main.index(said) < bf16_main.index("- After `model.to`")
+    bf16_main = " ".join(_section_main_line(page, "## bfloat16 frequencies").split())
+    block = " ".join(_collapsed("The <code>model.to</code> and float32 rows").split())
+    assert said in block and said not in bf16_main
+    assert block.index(said) < block.index("- After `model.to`")
+    read = "Read its left panel, a key one back: only there do the two bfloat16 paths part."
+    assert bf16_main.index(read) < bf16_main.index('<img src="figures/reading_code_bf16_error.svg"')
     colours = {key: colour for key, _, colour, _ in fig.PATHS}
     assert colours["model_to"] == "#D55E00" and colours["bf16_angles"] == "#0072B2"  # Okabe-Ito orange and blue
     # fix pass 272 (read r269a #6, unclear: 512 and 650 could not be read off the axis): a tick at 512, on both panels
@@ -7289,3 +7341,26 @@ def test_ramp_smooths_the_step_and_code_compares_wavelengths():
         warnings.simplefilter("ignore")
         stepped = plain32.double() / hf_inv_freq(d, 16 * L, rope_theta=base, **step_rule).double()
     assert abs(float(stepped.diff().max()) - (s - 1)) < 1e-5, float(stepped.diff().max())
+
+
+def test_porting_main_line_says_a_composite_configuration_has_no_top_level_rope_dict():
+    """Porting transformers-4 code, main line (fix pass 279, read r275b #6, omission: a porter who tests
+    `config.rope_scaling` on Gemma 3 hits a crash, not a wrong True): "A composite configuration, such as
+    `Gemma3Config`, has no `rope_parameters` at its top level, and there `config.rope_scaling` raises
+    `AttributeError`." Checked on transformers 5.24: `Gemma3Config()` has neither attribute, both raise
+    AttributeError, and its text configuration carries the dict, where `rope_scaling` is the alias."""
+    said = (
+        "A composite configuration, such as `Gemma3Config`, has no `rope_parameters` at its top level, and there"
+        " `config.rope_scaling` raises `AttributeError`."
+    )
+    main = " ".join(_section_main_line(_page(), "## Porting transformers-4 code").split())
+    assert said in main and main.index("is true even in an unscaled model.") < main.index(said), main
+    pytest.importorskip("transformers", minversion="5.24")  # the book's version
+    from transformers import Gemma3Config
+
+    config = Gemma3Config()
+    for name in ("rope_parameters", "rope_scaling"):
+        with pytest.raises(AttributeError):
+            getattr(config, name)
+    text = config.get_text_config()
+    assert text is not config and text.rope_scaling is text.rope_parameters

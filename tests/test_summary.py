@@ -4124,11 +4124,14 @@ def _yarn_defaults_caution() -> None:
     # turns more than beta_fast times, the code divides pair 0): the sentence with its two conditions, and the clamp's
     # "however few" scoped to pair 0 below beta_fast turns (both swept in test_glossary_page's
     # test_betas_row_transformers_keeps_pair_0)
+    # fix pass 279 (glossary read r275a #1, unclear: the condition read as if real heads could lose pair 0): pair 0 is
+    # divided only in a head of tiny base, with `truncate` exactly when L >= 2 pi b^2 beta_fast (swept in
+    # test_glossary_page)
     assert (
         "- YaRN's *betas* are 32 and 1 by default, 2 and 1 in chapter 8's main runs. With `beta_fast` at least"
-        " `beta_slow`, as in both, transformers' code keeps pair 0 in any head whose slowest pair turns at most"
-        " `beta_fast` times in $L$. The code can still depart from the rule in the *betas* row, as the next bullet"
-        " shows."
+        " `beta_slow`, as in both, transformers' code keeps pair 0 unless the base is far below real models', such as"
+        " 2. With `truncate`, it divides pair 0 only when $L \\ge 2\\pi b^2$ times `beta_fast`, and then it divides"
+        " every pair by $s$. The code can still depart from the rule in the *betas* row, as the next bullet shows."
     ) in glossary
     assert (
         "so pair 0, the fastest, is kept whenever it turns fewer than `beta_fast` times in $L$, however few."
@@ -8914,7 +8917,9 @@ def test_glossary_worked_examples():
     fast = [i for i in range(d // 2) if (L - 1) * theta[i] >= 2 * math.pi]
     assert fast == list(range(35)) and kept == list(range(29)), (fast, kept)
     glossary = " ".join((ROOT / "book" / "glossary.md").read_text(encoding="utf-8").split())
-    assert "in Llama 3.1, pairs 0 to 34 are fast, but `llama3` keeps only pairs 0 to 28 and ramps 29 to 34." in glossary
+    # fix pass 279 (reads r275a #3 and r275b #2, unclear: the numbers stated three times): the glossary's one main-line
+    # statement, in its Llama 3.1 example
+    assert "In that head, pairs 0 to 34 are fast, but `llama3` keeps only pairs 0 to 28 and ramps 29 to 34." in glossary
     assert ramped == list(range(29, 35)), ramped
     # the glossary's worked case in "Longer inputs": Llama 3.1's llama3 bands, as above
     assert "| `llama3` | keeps pairs 0 to 28, *ramps* 29 to 34, divides 35 to 63 by 8 |" in glossary
@@ -8935,8 +8940,10 @@ def test_glossary_worked_examples():
     assert abs(factor - 9) < 1e-4 * 9, factor  # float32 frequencies: a few ulps of 9
     # fix pass 265 (reads r264 #2 and r264b #1 on reading_code.md): the page writes dynamic NTK with the declared
     # length L_decl, and its 2L column takes a file that declares L (posenc's dynamic scales from L, as here)
-    assert "| dynamic NTK | 1 up to $L_{\\text{decl}}$, then $1 + s(\\ell/L_{\\text{decl}} - 1)$ | 9 |" in page
-    assert "| at $\\ell = 2L$, $s = 8$, $L_{\\text{decl}} = L$ |" in page
+    # structural pass 279 (reads r275a #2 and r275b #2 on reading_code.md): the formula stays the block's table; the
+    # 9 at 2L is a cell of the main line's table, for a file whose set length is the trained length L
+    assert "| dynamic NTK | 1 up to $L_{\\text{decl}}$, then $1 + s(\\ell/L_{\\text{decl}} - 1)$ |" in page
+    assert "| dynamic NTK | 1 | 9 |" in page and "Take a file whose set length is the trained length $L$" in page
     assert (
         "Beyond $L$, dynamic NTK with $s$ above 1 and $L_{\\text{decl}} = L$ divides the slowest pair by more than that"
         " pair needs."
