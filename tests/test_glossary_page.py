@@ -81,7 +81,10 @@ SLOW_PAIR_CLAUSE = (
     # keep the exact L - 1, and the block "Turns in L and the fast pairs' distances" says the two counts agree but at
     # a boundary
     # fix pass 258b (reads r258 #1 and r258b #3: "over the trained length" met the rows' L - 1): the rows' words
-    "A *slow pair* turns less than once over training's largest distance, $L - 1$. In a decoder, whose keys sit at or"
+    # fix pass 280 (reads r276a #1 and r276b #1, unclear: two near-identical thresholds, L - 1 here and L in the rules'
+    # turns in L, met the learner on the main line): the main line says "over a training input"; the rows keep the
+    # exact L - 1, and the block "Turns in L and the fast pairs' distances" says which count it means
+    "A *slow pair* turns less than once over a training input. In a decoder, whose keys sit at or"
     " behind their query, training then showed it only one arc of its circle."
 )
 #: the longer-inputs primer's lesson, its first sentence (read r191: lesson first, PI slows the fastest pairs, `llama3`
@@ -123,7 +126,11 @@ FASTEST_PAIR_LINES = (
     # (checked in test_main_line_says_rules_that_keep_the_fastest_pairs_slow_others)
     " The rules below divide the slow pairs' frequencies. Some leave the fastest pairs *kept*, at their trained"
     " frequencies. Such rules *ramp* the pairs between: each gets a blend of its unchanged and divided frequencies."
-    " So a fast pair that turns only a few times can be ramped, not kept."
+    # fix pass 280 (reads r276a #2 and r276b #1, unclear: "So a fast pair that turns only a few times can be ramped"
+    # followed from nothing, and "a few" depends on the rule): each rule's own bound, from the *betas* and `llama3`
+    # rows' bounds (checked in test_main_line_names_each_rules_bound_in_turns_in_l, on transformers' code)
+    " Each rule sets its own bound: `llama3` keeps the pairs that turn at least 4 times in $L$, YaRN by default those"
+    " that turn more than 32 times."
 )
 #: the main line's example right after :data:`FASTEST_PAIR_LINES` (fix pass 272, read r269b #3, unclear: the hardest
 #: sentence's example was only in a block): its numbers derived in
@@ -234,31 +241,36 @@ SCALES_OPENING = (
     # not say the condition in words): "as long as nothing else, such as an added bias or a soft-cap, acts on the
     # logit", checked against T5's bias and Gemma 2's soft-cap in
     # test_a_larger_multiplier_sharpens_only_a_logit_of_multipliers_alone
-    r"A (larger|smaller) multiplier of \$q \\cdot k\$ (sharpens|flattens) attention as long as nothing else, such as"
-    r" an added bias or a soft-cap, acts on the logit: the top-scoring (key gets|keys get) (more|less) of the"
-    r" weight\."
-    r" Each row below multiplies or divides \$q \\cdot k\$ before the softmax; the \*attention factor\* does so only"
-    r" under the conditions its row gives\."
-    # fix pass 235 (read r234 #2: the column set the base scale beside factors on top of it, with nothing saying
-    # they compound): one sentence, checked in test_scales_compound_on_the_softmax_scale
-    # fix pass 241 (read r240 #4: "softmax scale" used before its row defined it): named in italics with its usual value
-    r" The multipliers compound: the \*softmax scale\*, usually \$1/\\sqrt d\$, applies to every logit, and the others,"
-    r" where a model has them,"
-    # fix pass 258 (reads r253 #1 and r253b #2, the page's hardest place in both: three conventions in one paragraph):
-    # the rule first, "Read the multiplier, not the name", then each name's multiplier and direction in a short
-    # sentence; "despite its name" went with the rule; the attention factor's exceptions are its row's, named here
-    # fix pass 266 (reads r265 #2 and r265b #1, the hardest place in both: the paragraph restated the table's column
-    # and stacked the conditions before the table): the rule with the column's place, then one short sentence each
-    # for t and tau, their multipliers 1/t and tau left to the column; the group is the column's ordinal
-    # fix pass 273 (reads r270a #5 and r270b #3, unclear: the lesson sat among three naming conventions, the square and
-    # its conditions): after the lesson and the compounding, ONE sentence on names that point the wrong way, each
-    # name's verb and the column to read; the directions follow from the rule (checked in
-    # test_a_larger_multiplier_never_flattens_attention), and the attention factor's square with its conditions is
-    # its row's and the block :data:`YARN_FACTORS`'s alone
-    r" multiply on top of it\. A name can point the wrong way: a \*temperature\* \$t\$ (divides|multiplies)"
+    # fix pass 280 (reads r276a #4 and r276b #2, unclear: two caveats came before the section's one idea): the idea
+    # first, each row's multiplier and what a larger one does; the scope (no bias, no soft-cap), the attention factor's
+    # conditions and the compounding moved to the block :data:`SCALES_CAVEATS` under the table
+    r"Each row below gives a multiplier of \$q \\cdot k\$ before the softmax\. A (larger|smaller) multiplier"
+    r" (sharpens|flattens) attention: the top-scoring (key gets|keys get) (more|less) of the weight\."
+    r" A name can point the wrong way: a \*temperature\* \$t\$ (divides|multiplies)"
     r" \$q \\cdot k\$, but Llama 4's \*query temperature\* \$\\tau\$ (multiplies|divides) it, so read the multiplier"
     r" in the table's (\w+) column\."
 )
+
+#: the block under the scales table (fix pass 280, reads r276a #4 and r276b #2): the opening's former caveats, the
+#: scope of its rule, the attention factor's conditions and the compounding, each a bullet, words unchanged
+SCALES_CAVEATS = (
+    # fix pass 268 and fix pass 276: the rule's scope in words, checked against T5's bias and Gemma 2's soft-cap in
+    # test_a_larger_multiplier_sharpens_only_a_logit_of_multipliers_alone
+    "- A larger multiplier of $q \\cdot k$ sharpens attention as long as nothing else, such as an added bias or a"
+    " soft-cap, acts on the logit."
+    # fix pass 274 (reads r271a #6 and r271b #5): the attention factor only under its row's conditions (checked in
+    # test_attention_factor_multiplies_the_logits_by_its_square_in_a_fully_rotated_head)
+    " - The *attention factor* multiplies the logits only under the conditions its row gives."
+    # fix pass 235 (read r234 #2) and fix pass 241 (read r240 #4): the compounding, checked in
+    # test_scales_compound_on_the_softmax_scale
+    " - The multipliers compound: the *softmax scale*, usually $1/\\sqrt d$, applies to every logit, and the others,"
+    " where a model has them, multiply on top of it."
+)
+SCALES_CAVEATS_SUMMARY = "When a larger multiplier sharpens, and how the multipliers combine"
+
+#: the collapsed block of "Words of chapter 8's experiment" (fix pass 280, reads r276a #3 and r276b #4, unclear: the
+#: per-seed fact sat on the main line and did not say it held at 8L only): it now holds the grades seed by seed
+C8_BLOCK = "The 28 tokens, the fine-tuned runs, and the grades seed by seed"
 
 #: the chapters' i and j, once a main-line sentence (read r201), now said by the collapsed letters table alone (read
 #: r220: a notation caveat opened the section, and the block just below said the same)
@@ -741,7 +753,21 @@ def test_qwen3_vl_gives_its_slowest_pairs_to_time():
 
     text = row("interleaved M-RoPE")
     assert "pairs dealt out in turn to the three axes, so each axis gets fast and slow ones" in text
-    assert "; the few lowest frequencies all go to time |" in text
+    # fix pass 280 (read r276a #6, omission: the row did not name the flag that Qwen3-VL's configs set): the flag,
+    # which transformers 5.24 accepts in the rope parameters of Qwen3-VL and does not read, as its code always
+    # interleaves (the block's bullet, checked here against the source)
+    assert "; the few lowest frequencies all go to time; its config flag is `mrope_interleaved` |" in text
+    import transformers.models.qwen3_vl.configuration_qwen3_vl as qwen3_vl_config
+    import transformers.models.qwen3_vl.modeling_qwen3_vl as qwen3_vl_modeling
+
+    assert '"mrope_interleaved"' in inspect.getsource(qwen3_vl_config)
+    assert "mrope_interleaved" in qwen3_vl_config.Qwen3VLTextConfig.ignore_keys_at_rope_validation
+    assert "mrope_interleaved" not in inspect.getsource(qwen3_vl_modeling)  # never read
+    assert "interleaved" not in inspect.getsource(Qwen3VLTextRotaryEmbedding.recomposition_frequencies)  # no switch
+    assert (
+        "- Transformers 5.24 accepts `mrope_interleaved` in Qwen3-VL's rope parameters but does not read it: its"
+        " Qwen3-VL code always interleaves." in models_block("## Encodings")
+    )
     section = MODEL_ROPE_CONFIGS["qwen3-vl-8b"]["rope_scaling"]["mrope_section"]
     assert section == [24, 20, 20] and "[24, 20, 20]" in inspect.getsource(Qwen3VLTextRotaryEmbedding.__init__)
     pairs = sum(section)
@@ -869,7 +895,7 @@ def test_a_larger_multiplier_never_flattens_attention():
     # the opening's second exception (read r192): the attention factor multiplies cos and sin, so q . k by its square,
     # the power of its row's cell, in a fully rotated head only (the partial rotary case is computed below)
     # fix pass 273 (reads r270a #5 and r270b #3): the power is the row's alone, no longer the opening's
-    assert "$a^2$ in a fully rotated head," in cells("attention factor")[3]
+    assert "$a^2$, about 1.46 for YaRN at $s = 8$, in a fully rotated head," in cells("attention factor")[3]  # pass 280
     ((changing, first, second, by_tokens, plus, fewer),) = re.findall(
         r"- (\w+) of the table's scales change with the query: Llama 4's \*([\w ]+)\* and \*([\w ]+)\* follow its"
         r" position, and"
@@ -981,8 +1007,10 @@ def test_a_larger_multiplier_never_flattens_attention():
     # fix pass 274 (reads r271a #6 and r271b #5, unclear: "one multiplier" for every row, though the attention factor's
     # is one only under conditions): the first sentence names it once, with no square and no conditions, which stay the
     # row's and the block's
-    assert lead.count("attention factor") == 1 and lead.count("fully rotated") == 0, lead
-    assert "; the *attention factor* does so only under the conditions its row gives." in " ".join(lead.split()), lead
+    # fix pass 280 (reads r276a #4 and r276b #2, unclear: caveats before the idea): the opening no longer names the
+    # attention factor; its conditions sentence is the first bullets' of the block :data:`SCALES_CAVEATS`
+    assert lead.count("attention factor") == 0 and lead.count("fully rotated") == 0, lead
+    assert SCALES_CAVEATS in block(SCALES_CAVEATS_SUMMARY)
     assert "Llama 3.1" not in lead and lead.count("QK-norm") == 0, lead
     # fix pass 266 (reads r265 #2 and r265b #1, unclear: the conditions stacked before the table): one sentence; the
     # mechanism, cos and sin, is the row's meaning, and the example at s = 8 is the block's
@@ -1003,7 +1031,9 @@ def test_a_larger_multiplier_never_flattens_attention():
     )
     assert "only in a fully rotated head" not in block(YARN_FACTORS)  # the main line's condition, not repeated
     assert "in a fully rotated head with no *QK-norm* after the rotation" in row("attention factor")
-    assert cells("attention factor")[3].startswith("$a^2$ in a fully rotated head,"), cells("attention factor")
+    assert cells("attention factor")[3].startswith(
+        "$a^2$, about 1.46 for YaRN at $s = 8$, in a fully rotated head,"
+    )  # pass 280: value first, cells("attention factor")
     raw_scales = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     raw_scales = raw_scales[raw_scales.index("### Temperature and query scales") :]
     raw_scales = raw_scales[raw_scales.index("| English |") :]
@@ -1040,7 +1070,9 @@ def test_a_larger_multiplier_never_flattens_attention():
         assert cells(term)[3] in ("$1/\\sqrt d$", "$1/t$"), term
     # the attention factor's number, a^2, holds in a fully rotated head only: its cell's scope, said there alone;
     # in a partial rotary head, the block's case, the logit is scaled by a^2 in some pairs, by 1 in others
-    assert cells("attention factor")[3].startswith("$a^2$ in a fully rotated head,"), cells("attention factor")
+    assert cells("attention factor")[3].startswith(
+        "$a^2$, about 1.46 for YaRN at $s = 8$, in a fully rotated head,"
+    )  # pass 280: value first, cells("attention factor")
     assert "no single number scales the" in block(
         "YaRN's and LongRoPE's attention factors, their names in code, and partial rotary heads"
     )
@@ -1143,10 +1175,13 @@ def test_a_larger_multiplier_sharpens_only_a_logit_of_multipliers_alone():
         # after it
         # fix pass 276 (reads r273a #2 and r273b #1, unclear: "where the logit is q . k times its multipliers alone"):
         # the condition in words, "as long as nothing else, such as an added bias or a soft-cap, acts on the logit"
-        "### Temperature and query scales A larger multiplier of $q \\cdot k$ sharpens attention as long as nothing"
-        " else, such as an added bias or a soft-cap, acts on the logit: the top-scoring key gets more of the weight."
-        " Each row below" in flat
+        # fix pass 280 (reads r276a #4 and r276b #2, unclear: the caveats came before the idea): the idea opens the
+        # section, and its scope is the first bullet of the block under the table, :data:`SCALES_CAVEATS`
+        "### Temperature and query scales Each row below gives a multiplier of $q \\cdot k$ before the softmax. A"
+        " larger multiplier sharpens attention: the top-scoring key gets more of the weight." in flat
     )
+    assert SCALES_CAVEATS in block(SCALES_CAVEATS_SUMMARY)
+    assert flat.index("| softmax scale |") < flat.index(SCALES_CAVEATS_SUMMARY)  # the caveats after the table
     module = type("M", (), {"training": False, "num_key_value_groups": 1})()
 
     def one_key_dim(scores: list[float]) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
@@ -1329,7 +1364,7 @@ def test_chapter_8_words_from_the_saved_run():
     )
     assert breaks in row("breaks (loss)"), breaks
     tokens = f"The {vocab} tokens are {corpus.vocab_size} filler symbols, {corpus.n_digits} digits, `KEY` and `QUERY`."
-    assert tokens in block("The 28 tokens, and the fine-tuned runs"), tokens
+    assert tokens in block(C8_BLOCK), tokens
     assert f"one bit is $\\ln 2 \\approx {math.log(2):.2f}$ nats" in row("nat")
     multiple = config["finetune"]["length"] // L
     assert multiple * L == config["finetune"]["length"]
@@ -1380,8 +1415,12 @@ def test_chapter_8_words_from_the_saved_run():
         # fix pass 258b (read r258b #4: the grades' scope): "each loss grade in that table"
         # fix pass 278 (read r275b #6, overstated: a fact of one stored run of five seeds read as the methods'):
         # "in its saved run", the extrapolation.json that chapter 8's table and grading read
-        " over the seeds, and in its saved run each loss grade in that table holds in every seed."
+        # fix pass 280 (reads r276a #3 and r276b #4, unclear: a per-seed fact on the main line, true at 8L only): the
+        # main line keeps the definitions; the block :data:`C8_BLOCK` says the fact at 8L and names the runs that change
+        # grade between seeds at 4L (both checked in test_chapter_8_grades_seed_by_seed_at_8l_and_4l)
+        " over the seeds."
     )
+    assert "every seed" not in lead8
     assert lead8 in page() and page().index(lead8) < page().index("| fine (loss) |")
     # the gloss and the rows say the same: fine within a tenth of a nat of the baseline, or below; breaks above
     # uniform guessing; raised between the two
@@ -1411,6 +1450,76 @@ def test_chapter_8_words_from_the_saved_run():
         'assert min(loss_8L[m]) > beyond["trigram"][512][0] + 0.1',  # else no seed below it
     ):
         assert rule in grading, rule
+
+
+def test_chapter_8_grades_seed_by_seed_at_8l_and_4l():
+    """The block :data:`C8_BLOCK`: "At $8L$, each loss grade in chapter 8's table holds in every seed of its saved run.
+    At $4L$, five runs change grade between seeds: plain RoPE, dynamic PI, dynamic YaRN with betas 32/1, dynamic NTK
+    with factor 2, and FIRE." (fix pass 280, reads r276a #3 and r276b #4). Graded as the section's rows say, per seed,
+    from the saved run: *breaks* above ln 28, *fine* within a tenth of a nat of the trigram's mean at the same length
+    or below it, *raised* between; the runs' names are chapter 8's own labels. The learned model, which cannot run
+    past L, has no loss there and no grade."""
+    results = load_results("extrapolation", check=False)
+    metrics, L = results["metrics"], results["config"]["train_length"]
+    (tokens,) = re.findall(r"uniform guessing among all (\d+) tokens", row("breaks (loss)"))
+    ceiling = math.log(int(tokens))
+    nb = json.loads((ROOT / "notebooks" / "08_extrapolation.ipynb").read_text(encoding="utf-8"))
+    code = "".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code")
+    names_dict = code[code.index("NAME = {") :]
+    labels = dict(re.findall(r'"([\w+ ]+)": "([^"]+)"', names_dict[: names_dict.index("}")]))  # chapter 8's run names
+
+    def split_runs(n: int) -> list[str]:
+        trigram = [metrics["trigram"][seed]["loss_beyond"][str(n)] for seed in metrics["trigram"]]
+        fine = sum(trigram) / len(trigram) + 0.1
+        split = []
+        for run, by_seed in metrics.items():
+            losses = [r["loss_beyond"][str(n)] for r in by_seed.values()]
+            if run == "trigram" or None in losses:
+                continue
+            grades = {"breaks" if x > ceiling else "fine" if x <= fine else "raised" for x in losses}
+            if len(grades) > 1:
+                split.append(run)
+        return split
+
+    assert split_runs(8 * L) == []
+    names = [labels[run] for run in split_runs(4 * L)]
+    text = block(C8_BLOCK)
+    assert "At $8L$, each loss grade in chapter 8's table holds in every seed of its saved run." in text
+    ((count, said),) = re.findall(r"At \$4L\$, (\w+) runs change grade between seeds: ([^.]+)\.", text)
+    said = said.replace(", and ", ", ").split(", ")
+    assert len(said) == len(names) == {"five": 5}[count], (said, names)
+    # chapter 8's labels, "dynamic YaRN, betas 32/1", read with "with" in a list that commas separate
+    wording = {
+        "dynamic YaRN, betas 32/1": "dynamic YaRN with betas 32/1",
+        "dynamic NTK, factor 2": "dynamic NTK with factor 2",
+    }
+    assert sorted(wording.get(n, n) for n in names) == sorted(said), (names, said)
+
+
+def test_a_static_rule_changes_short_inputs_too():
+    """The Longer inputs block "In models and code": "A *static* rule changes short inputs too: in chapter 8's saved
+    run, YaRN×8's loss at $L$ is 0.09 to 0.18 nats above plain RoPE's in every seed. Reading model code's
+    {ref}`Static and dynamic scaling rules <glossary-dynamic>` cites Qwen's model cards' advice to add `yarn` only when
+    long inputs need it." (fix pass 280, reads r276a #7 and r276b #7, omission: the page never tied chapter 8's cost
+    at L to practice). The gap per seed from the saved run, rounded as the page rounds it; YaRN×8 is a fixed factor
+    of 8; the cited advice sits in the linked section of Reading model code."""
+    results = load_results("extrapolation", check=False)
+    metrics, config = results["metrics"], results["config"]
+    assert config["sensitivity"]["yarn fixed"] == {"scaling": "yarn", "factor": 8.0}  # static: one factor for all
+    seeds = sorted(metrics["rope"])
+    gaps = [metrics["rope+yarn fixed"][s]["loss_at_L"] - metrics["rope"][s]["loss_at_L"] for s in seeds]
+    assert all(g > 0 for g in gaps), gaps  # worse in every seed
+    ((low, high),) = re.findall(
+        r"- A \*static\* rule changes short inputs too: in chapter 8's saved run, YaRN×8's loss at \$L\$ is ([\d.]+) to"
+        r" ([\d.]+) nats above plain RoPE's in every seed\. Reading model code's \{ref\}`Static and dynamic scaling"
+        r" rules <glossary-dynamic>` cites Qwen's model cards' advice to add `yarn` only when long inputs need it\.",
+        models_block("### Terms for longer inputs"),
+    )
+    assert (f"{min(gaps):.2f}", f"{max(gaps):.2f}") == (low, high), gaps
+    reading = (ROOT / "book" / "reading_code.md").read_text(encoding="utf-8")
+    section = reading[reading.index("(glossary-dynamic)=") :]
+    section = " ".join(section[: section.index("\n## ", section.index("\n## ") + 1)].split())
+    assert "Qwen's model cards advise adding `yarn` only when long inputs need it" in section
 
 
 # ---- the rows added for chapters 1 to 5 and 9 ---------------------------------------------------------------------
@@ -2527,8 +2636,12 @@ def test_attention_factor_multiplies_the_logits_by_its_square_in_a_fully_rotated
         r" \*QK-norm\* after the rotation, doing so multiplies the logits by \$a\^(\d)\$ \|",
         row("attention factor"),
     )
+    # fix pass 280 (reads r276a #4 and r276b #2): the cell opens on a value, "about 1.46 for YaRN at $s = 8$" (checked
+    # in test_scales_tables_worked_row_yarns_factor_at_8), then the scope
     power = {"$a^2$ in a fully rotated head": 2, "$a$ in a fully rotated head": 1}[
-        cell.strip().removesuffix(", as query and key both carry $a$")
+        re.sub(r", about [\d.]+ for YaRN at \$s = \d+\$,", "", cell.strip()).removesuffix(
+            ", as query and key both carry $a$"
+        )
     ]
     assert int(row_power) == power, (row_power, power)  # the meaning and the multiplier column agree
     assert cell.endswith(", as query and key both carry $a$")  # the square: q and k are each multiplied by a
@@ -2606,9 +2719,11 @@ def test_attention_factor_multiplies_the_logits_by_its_square_in_a_fully_rotated
     # with both conditions, "in a fully rotated head with no *QK-norm* after the rotation"
     # fix pass 274 (reads r271a #6 and r271b #5): named once, "does so only under the conditions its row gives", with
     # no square; the row gives the square and both conditions, each checked below
-    assert (
-        lead.count("attention factor") == 1
-        and "the *attention factor* does so only under the conditions its row" in lead
+    # fix pass 280 (reads r276a #4 and r276b #2, unclear: caveats before the idea): the opening no longer names the
+    # attention factor; its conditions sentence is the first bullets' of the block :data:`SCALES_CAVEATS`
+    assert lead.count("attention factor") == 0
+    assert "The *attention factor* multiplies the logits only under the conditions its row" in block(
+        SCALES_CAVEATS_SUMMARY
     )
     assert "$a^2$" not in lead and "a^2" not in lead and "QK-norm" not in lead, lead
     assert (
@@ -3474,8 +3589,10 @@ def test_transformers_dynamic_keeps_the_longest_inputs_frequencies():
     glossary = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     # fix pass 274 (read r271a #1): each says it is Reading model code's (checked for every such link in
     # test_links_to_reading_model_code_say_whose_section_they_are)
-    assert glossary.count(f"Static and dynamic scaling rules <{target}>`") == 3
-    assert glossary.count(f"Reading model code's {{ref}}`Static and dynamic scaling rules <{target}>`") == 2
+    # fix pass 280 (reads r276a #7 and r276b #7, omission): a third "Reading model code's" link, in the Longer inputs
+    # block "In models and code", to the section that cites Qwen's model cards
+    assert glossary.count(f"Static and dynamic scaling rules <{target}>`") == 4
+    assert glossary.count(f"Reading model code's {{ref}}`Static and dynamic scaling rules <{target}>`") == 3
     assert glossary.count(f"{{ref}}`Reading model code: Static and dynamic scaling rules <{target}>`") == 1
     assert "Fixed and dynamic scaling rules" not in glossary and "for a *static* rule, set from" in glossary
     assert "- Transformers' `dynamic` keeps the largest effective factor seen until" in reading
@@ -3560,10 +3677,15 @@ def test_mean_reach_bound_counts_d_over_2_partial_sums():
         # fix pass 272 (read r269b #4 and #5, unclear: a double sum and a naming note in the cell): why it matters,
         # the bound's proportion to it (the block's product, evaluated below); the formula is the block's mean of
         # |S_1| ... |S_{d/2}|, and "The name is this book's" the block's
-        r" RoFormer's decay bound is (proportional) to it, and its decay curve plots it; the block gives the"
-        r" formula \|",
+        # fix pass 280 (read r276b #5, unclear: "its decay curve" could be the bound's or RoFormer's): who plots it,
+        # chapter 5 (its figure's curve "mean reach at each distance", checked below); the pointer to the block's
+        # formula dropped, as the row is long
+        r" RoFormer's decay bound is (proportional) to it; chapter 5 plots it \|",
         row("mean reach"),
     )
+    nb5 = json.loads((ROOT / "notebooks" / "05_decay.ipynb").read_text(encoding="utf-8"))
+    code5 = "".join("".join(c["source"]) for c in nb5["cells"] if c["cell_type"] == "code")
+    assert 'label="mean reach at each distance"' in code5 and "posenc.rope_decay_bound(d, chunk)" in code5
     assert "on average" not in row("mean reach") and "distance" not in row("mean reach").replace(
         "average distance from the start", ""
     )  # |n - m| on this page: the row's one "distance" is the chain's, from its start to a tip
@@ -3722,7 +3844,13 @@ def test_scales_tables_worked_row_yarns_factor_at_8():
         after_table,
     )
     assert (main_s, main_square, main_t) == (s, square, t) and "1.46" not in lead
-    assert page().count("1.46") == 2 and "as if a" not in " ".join(section.split())
+    # fix pass 280 (reads r276a #4 and r276b #2, unclear: the row's multiplier cell gave a condition, not a value): the
+    # attention factor's cell opens on the same value, "$a^2$, about 1.46 for YaRN at $s = 8$" (checked below)
+    assert page().count("1.46") == 3 and "as if a" not in " ".join(section.split())
+    ((cell_square, cell_s),) = re.findall(
+        r"^\$a\^2\$, about ([\d.]+) for YaRN at \$s = (\d+)\$, in a fully rotated head,", cells("attention factor")[3]
+    )
+    assert (cell_square, cell_s) == (square, s), (cell_square, cell_s)
     cfg = transformers.LlamaConfig(
         hidden_size=256,
         num_attention_heads=2,
@@ -4021,12 +4149,20 @@ def test_letters_sections_visible_sentence_names_rows_of_its_table():
     assert int(t_chapter) == 8 and letters("temperature") == TEMPERATURE_LETTERS
     # fix pass 279 (reads r275b #3 and r275a #2, unclear: nothing said which of the block's many collisions matter
     # most): one main-line sentence under the four differences' table names three, each read against its block row
+    # fix pass 280 (read r276b #3, unclear: "multiplies in chapters 8 and 10", though chapter 10 also uses the word
+    # for YaRN's paper's divisor): the chapters "also use the word for a multiplier", chapter 10 for Llama 4's tau;
+    # checked below against both chapters' markdown
     ((three_s, three_signed_a, three_signed_b, three_t_a, three_t_b),) = re.findall(
         r"Three collisions matter most: \$s\$ is a factor here but a stretch in chapter (\d+), a \*distance\* is never"
-        r" negative here but signed in chapters (\d+) and (\d+), and a \*temperature\* divides here but multiplies in"
-        r" chapters (\d+) and (\d+)\.",
+        r" negative here but signed in chapters (\d+) and (\d+), and a \*temperature\* divides here, but chapter (\d+),"
+        r" and chapter (\d+) for Llama 4's \$\\tau\$, also use the word for a multiplier\.",
         " ".join(main.split()),
     )
+    c8_md, c10_md = (" ".join(chapter(nb).split()) for nb in ("08_extrapolation", "10_rope_today"))
+    assert (three_t_a, three_t_b) == ("8", "10")
+    assert "An attention temperature that grows with the query's position: Scalable-Softmax scales the logits" in c8_md
+    assert "Llama 4 adds a *query temperature* $\\tau$ for these layers: it multiplies the queries" in c10_md
+    assert "YaRN's paper divides the logits by a temperature $t$" in c10_md  # "also": chapter 10 uses both senses
     assert int(three_s) == int(s_chapter) == 8 and s_factor == "factor"
     assert re.findall(r"in chapter (\d+)", d_chapters) == [three_signed_a, three_signed_b] == ["3", "5"], d_chapters
     assert f"in chapter {three_t_a}, one that grows" in TEMPERATURE_LETTERS and three_t_a == t_chapter
@@ -4253,10 +4389,14 @@ def test_fast_pair_row_is_one_definition_and_the_turns_in_l_count_is_in_the_bloc
     for term in ("trained length | 训练长度", "turn | 圈", "fast pair | 快速对", "slow pair | 慢速对"):
         assert f"\n| {term} |" in table, term
     block = re.sub(r"\s+", " ", longer[longer.index("<details><summary>Turns in L and the fast pairs' distances") :])
+    # fix pass 280 (reads r276a #1 and r276b #1): the block opens by saying which count the main line's "over a
+    # training input" is, the rows' L - 1, then the rules' count in L
     assert block.index(
-        "</summary> `llama3` and YaRN count a pair's turns in $L$, $L\\theta_i/(2\\pi)$, instead of asking whether it"
-        " is fast. In Llama 3.1's head"
+        "</summary> The main line's \"over a training input\" counts turns over training's largest distance, $L - 1$,"
+        " as the *fast pair* and *slow pair* rows do. `llama3` and YaRN count a pair's turns in $L$,"
+        " $L\\theta_i/(2\\pi)$, instead of asking whether it is fast. In Llama 3.1's head"
     ) < block.index("</details>")
+    assert page().count("Turns in L and the fast pairs' distances</summary>") == 1  # one copy of the exact count
     # a head where pair 2 turns once in L = 20 but not over offsets 0 to 19: a bound of 1 turn treats it as "at least
     # once", which the fast-pair test does not
     d, b, L, s = 16, 100.0, 20, 4.0
@@ -4490,6 +4630,8 @@ def test_main_line_says_rules_that_keep_the_fastest_pairs_slow_others():
         # unchanged and divided frequencies. So a fast pair that turns only a few times can be ramped, not kept": the
         # ramped pairs (divided by more than 1, less than s) lie between the kept and the fully divided ones, and
         # some of them are fast
+        # fix pass 280 (reads r276a #2 and r276b #1): the "So a fast pair ..." sentence is now each rule's bound in
+        # turns in L, checked in test_main_line_names_each_rules_bound_in_turns_in_l; the ramp's place is still this
         ramped = (divisor > 1 + 1e-5) & (divisor < s * (1 - 1e-5))
         full = (divisor - s).abs() < 1e-5 * s
         assert bool(ramped.any()) and bool((kept | ramped | full).all()), name
@@ -4514,6 +4656,46 @@ def test_main_line_says_rules_that_keep_the_fastest_pairs_slow_others():
         "The rules below divide the slow pairs' frequencies. Some leave the fastest pairs *kept*, at their trained"
         " frequencies." in FASTEST_PAIR_LINES
     )
+
+
+def test_main_line_names_each_rules_bound_in_turns_in_l():
+    """The main line, :data:`FASTEST_PAIR_LINES`: "Each rule sets its own bound: `llama3` keeps the pairs that turn at
+    least 4 times in $L$, YaRN by default those that turn more than 32 times." (fix pass 280, reads r276a #2 and
+    r276b #1: the sentence it replaced, "So a fast pair that turns only a few times can be ramped, not kept", followed
+    from nothing). The bounds are the rows': Llama 3.1's `high_freq_factor` and YaRN's default `beta_fast`, as the
+    block "In models and code" gives them. Over several heads, transformers' own `llama3` keeps exactly the pairs that
+    turn at least `high_freq_factor` times in L; its `yarn` with default betas keeps every pair that turns more than
+    `beta_fast` times, and besides them at most pair 0 (the block's "pair 0 is kept whenever it turns fewer"); in
+    Llama 3.1's head, exactly those that turn more than 32 times."""
+    ((high_said, fast_said),) = re.findall(
+        r"Each rule sets its own bound: `llama3` keeps the pairs that turn at least (\d+) times in \$L\$, YaRN by"
+        r" default those that turn more than (\d+) times\.",
+        FASTEST_PAIR_LINES,
+    )
+    assert FASTEST_PAIR_LINES in page()
+    llama = MODEL_ROPE_CONFIGS["llama-3.1-8b"]["rope_scaling"]
+    high, low = llama["high_freq_factor"], llama["low_freq_factor"]
+    assert (
+        int(high_said) == high
+        and "sets `llama3`'s bounds `high_freq_factor` and `low_freq_factor` to 4 and 1" in page()
+    )
+    assert "YaRN's *betas* are 32 and 1 by default" in page()
+    d0, b0, L0, s0 = llama31_head()
+    heads = [(d0, b0, L0, s0), (64, 10_000.0, 2048, 4.0), (128, 1_000_000.0, 32_768, 8.0), (32, 10_000.0, 512, 2.0)]
+    for d, base, L, s in heads:
+        theta = base ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)
+        turns = L * theta / (2 * math.pi)
+        freqs = {
+            "llama3": hf_llama3(d, base, s, high, low, L),
+            "yarn": hf_inv_freq(d, rope_type="yarn", rope_theta=base, factor=s, original_max_position_embeddings=L),
+        }
+        kept = {name: ((theta / f.double()) - 1).abs() < 1e-5 for name, f in freqs.items()}
+        assert torch.equal(kept["llama3"], turns >= float(high_said)), (d, base, L)
+        beyond = turns > float(fast_said)
+        assert bool(kept["yarn"][beyond].all()), (d, base, L)
+        assert not bool(kept["yarn"][1:][~beyond[1:]].any()), (d, base, L)  # besides them, at most pair 0
+        if (d, base, L) == (d0, b0, L0):
+            assert torch.equal(kept["yarn"], beyond) and torch.equal(kept["llama3"], turns >= 4)
 
 
 def test_extension_factor_row_pi_divides_by_s_and_the_others_by_at_most_s():
@@ -5311,9 +5493,9 @@ def test_temperature_section_opens_with_its_multiplier_table():
     # fix pass 275 (read r272b #4): the rule's sentence opens on the idea, its scope after it
     # fix pass 276 (reads r273a #2 and r273b #1, unclear: "where the logit is q . k times its multipliers alone"): the
     # scope in words, "as long as nothing else, such as an added bias or a soft-cap, acts on the logit"
-    assert flat.index("A larger multiplier of $q \\cdot k$ sharpens attention as long as nothing else,") < flat.index(
-        header
-    )
+    # fix pass 280 (reads r276a #4 and r276b #2, unclear: the caveats came before the idea): the idea before the
+    # table, its scope in the block after it, :data:`SCALES_CAVEATS`
+    assert flat.index("A larger multiplier sharpens attention:") < flat.index(header) < flat.index(SCALES_CAVEATS)
     # read r199: "Each scale in this table multiplies $q \cdot k$ before the softmax. [...] A *temperature* $t$
     # multiplies $q \cdot k$ by $1/t$": the opening's object is the fourth column's, $q \cdot k$; the temperature's
     # number is its cell's reciprocal; read r200: the sentence naming the fourth column left the main line, whose
@@ -5334,7 +5516,10 @@ def test_temperature_section_opens_with_its_multiplier_table():
     # column by its place, counted from the table's first column, "English"
     # fix pass 274 (reads r271a #6 and r271b #5): "multiplies or divides", the attention factor under its row's
     # conditions; the column's header still names the number each row multiplies by
-    opening = f"Each row below multiplies or divides {column[len('multiplier of ') :]} before the softmax; the"
+    # fix pass 280 (reads r276a #4 and r276b #2, unclear: the idea came after two caveats): "Each row below gives a
+    # multiplier of [the column's object] before the softmax", the attention factor's conditions in
+    # :data:`SCALES_CAVEATS`
+    opening = f"Each row below gives a multiplier of {column[len('multiplier of ') :]} before the softmax. A larger"
     assert opening in flat and "column of that name" not in flat
     ordinals = ["first", "second", "third", "fourth", "fifth"]
     place = ordinals.index(ordinal)
@@ -5367,7 +5552,9 @@ def test_temperature_section_opens_with_its_multiplier_table():
     # example at s = 8 in the block :data:`YARN_FACTORS`
     # fix pass 273 (reads r270a #5 and r270b #3, unclear: the lesson crowded by names, the square and its
     # conditions): four, the lesson's two, the compounding, then one sentence on names that point the wrong way
-    assert opening.count(". ") + opening.endswith(".") == 4, opening
+    # fix pass 280 (reads r276a #4 and r276b #2, unclear: two caveats before the idea): three, the rows' multiplier,
+    # the rule, and the names; the scope and the compounding are the block :data:`SCALES_CAVEATS`'s
+    assert opening.count(". ") + opening.endswith(".") == 3, opening
     assert opening.startswith(
         # fix pass 268 (read r267 #1, overstated: a bias or a soft-cap can make a larger multiplier flatten): the
         # rule's scope, a logit that is q . k times the multipliers alone
@@ -5375,11 +5562,9 @@ def test_temperature_section_opens_with_its_multiplier_table():
         # fix pass 275 (read r272b #4, unclear: the rows and their conditions came before the one idea): the idea first
         # fix pass 276 (reads r273a #2 and r273b #1, unclear: "where the logit is q . k times its multipliers alone"):
         # the condition in words, "as long as nothing else, such as an added bias or a soft-cap, acts on the logit"
-        "### Temperature and query scales A larger multiplier of $q \\cdot k$ sharpens attention as long as nothing"
-        " else, such as an added bias or a soft-cap, acts on the logit: the top-scoring key gets more of the weight."
-        " Each row below"
-        " multiplies or divides $q \\cdot k$ before the softmax; the *attention factor* does so only under the"
-        " conditions its row gives."
+        # fix pass 280 (reads r276a #4 and r276b #2): the idea first, the caveats in :data:`SCALES_CAVEATS`
+        "### Temperature and query scales Each row below gives a multiplier of $q \\cdot k$ before the softmax. A"
+        " larger multiplier sharpens attention: the top-scoring key gets more of the weight."
     ), opening
     # read r197: "that" no longer opens a sentence, and no sentence says every scale multiplies without its exceptions
     assert "that multiplies" not in opening and "the same number" not in opening, opening
@@ -5996,10 +6181,14 @@ def test_rows_of_later_designs_match_their_chapters_and_the_primers_opening():
     assert (
         # fix pass 252 (read r251b #2: "from the key" included the key's own gate; the paper and the block sum the
         # gates after the key, up to the query)
-        "| softmax attention with a forget gate per token: each logit gets the summed log gates of the tokens after the"
-        " key, up to the query, so each token's content sets its own step of the decay; with equal gates it is an"
-        " ALiBi |"
+        # fix pass 280 (read r276b #5, unclear: a 45-word cell): one sentence, the per-token step; the sum's range and
+        # the equal gates' ALiBi moved to the block "The Forgetting Transformer's sum"
+        "| softmax attention with a forget gate per token, so each token's content sets its own step of the decay |"
     ) in row("Forgetting Transformer")
+    assert "with equal gates" not in row("Forgetting Transformer")
+    assert "up to and including the query; the key's own gate is left out. With equal gates it is an ALiBi." in block(
+        "The Forgetting Transformer's sum"
+    )
     # fix pass 252 (read r251b #1: flex_attention hands score_mod the scaled q . k, a logit in the page's words):
     # torch's flex_attention multiplies by the scale before score_mod
     assert "which changes each *logit* with a `score_mod` function" in row("FlexAttention")
@@ -6099,14 +6288,14 @@ def test_row_wordings_match_their_chapters_and_sources():
     # fix pass 240 (read r239 #1): the row says the sum, its exact range stays the block's ("from the key to the
     # query" in words; which end counts is the block's), and the ALiBi it equals only with equal gates
     # (equal gates f give i - j equal terms, ALiBi's slope -ln f)
-    assert row("Forgetting Transformer").startswith(
-        # fix pass 252 (read r251b #2, close to false): the range in the row too, after the key, up to the query
-        "| Forgetting Transformer | | softmax attention with a forget gate per token: each logit gets the summed log"
-        " gates of the tokens after the key, up to the query,"
+    # fix pass 280 (read r276b #5, unclear: a 45-word cell): the row is one sentence; the range, after the key up to
+    # and including the query, and the equal gates' ALiBi are the block's (checked below and in
+    # test_rows_of_later_designs_match_their_chapters_and_the_primers_opening)
+    assert row("Forgetting Transformer") == (
+        "| Forgetting Transformer | | softmax attention with a forget gate per token, so each token's content sets its"
+        " own step of the decay | {doc}`11 <../notebooks/11_learned_position>` |"
     )
-    assert row("Forgetting Transformer").endswith(
-        "with equal gates it is an ALiBi | {doc}`11 <../notebooks/11_learned_position>` |"
-    )
+    assert block("The Forgetting Transformer's sum").endswith("With equal gates it is an ALiBi.")
     (where,) = re.findall(
         r"^The \*Forgetting Transformer\* adds to a logit the log gates of the tokens (\w+) the key, up to and"
         r" including the query; the key's own gate is left out\.",
@@ -6647,9 +6836,12 @@ def test_chapter_10s_query_temperature_multiplies_the_logits():
     assert (t_verb, tau_verb) == ("divides", "multiplies"), (t_verb, tau_verb)
     # fix pass 241: the softmax scale, italic where first used, precedes the two names (the compounding sentence)
     # fix pass 274 (reads r271a #6 and r271b #5): the attention factor first, in the opening's conditions clause
-    named = ["attention factor", "softmax scale", "temperature", "query temperature"]
+    # fix pass 280 (reads r276a #4 and r276b #2, unclear: caveats before the idea): the opening no longer names the
+    # attention factor or the softmax scale; its conditions and the compounding are the bullets' of the block
+    # :data:`SCALES_CAVEATS`
+    named = ["temperature", "query temperature"]
     assert re.findall(r"\*([\w ]+)\*", main) == named, main
-    assert main.count("attention factor") == 1, main
+    assert main.count("attention factor") == 0, main
     tau_direction = direction  # a multiplier: "a larger multiplier sharpens" holds for tau as for any other
     assert "whatever its name" not in main
     assert "The word clashes" not in page(), main
@@ -7070,7 +7262,9 @@ def test_temperature_sections_opening_names_the_chapters_that_multiply():
     # fix pass 273 (reads r270a #5 and r270b #3, unclear): that sentence left the opening; the row gives the square
     # and its conditions
     # fix pass 274 (reads r271a #6 and r271b #5): the first sentence names it once, its conditions left to the row
-    assert opening.count("attention factor") == 1 and opening.count("QK-norm") == 0, opening
+    # fix pass 280 (reads r276a #4 and r276b #2, unclear: caveats before the idea): the opening no longer names the
+    # attention factor; its conditions sentence is the first bullets' of the block :data:`SCALES_CAVEATS`
+    assert opening.count("attention factor") == 0 and opening.count("QK-norm") == 0, opening
     assert "acts through its square" not in opening and "with no *QK-norm* after the rotation" in row(
         "attention factor"
     )
@@ -7079,12 +7273,15 @@ def test_temperature_sections_opening_names_the_chapters_that_multiply():
     # fix pass 275 (read r272b #4, unclear: the idea came after the rows): the idea first, its scope in its sentence
     # fix pass 276 (reads r273a #2 and r273b #1, unclear: "where the logit is q . k times its multipliers alone"):
     # the condition in words, "as long as nothing else, such as an added bias or a soft-cap, acts on the logit"
+    # fix pass 280 (reads r276a #4 and r276b #2): the idea first; its scope is the block :data:`SCALES_CAVEATS`'s
     assert opening.startswith(
-        "### Temperature and query scales A larger multiplier of $q \\cdot k$ sharpens attention as long as nothing"
-        " else, such as an added bias or a soft-cap, acts on the logit: the top-scoring key gets more of the weight."
+        "### Temperature and query scales Each row below gives a multiplier of $q \\cdot k$ before the softmax. A"
+        " larger multiplier sharpens attention: the top-scoring key gets more of the weight."
     ), opening
     assert "a $t$ below 1 sharpens" not in opening  # the temperature's direction is its row's alone
-    assert cells("attention factor")[3].startswith("$a^2$ in a fully rotated head,")
+    assert cells("attention factor")[3].startswith(
+        "$a^2$, about 1.46 for YaRN at $s = 8$, in a fully rotated head,"
+    )  # pass 280: value first
     assert row("attention factor").count("in a fully rotated head") == 2  # its meaning and its multiplier
     assert letters("temperature") == TEMPERATURE_LETTERS
     words = {
@@ -7132,7 +7329,7 @@ def test_letters_blocks_temperature_row_names_the_chapters_that_multiply():
         in row("attention factor")
     )
     assert "Llama 4 Scout's RoPE layers normalise after it." in page()
-    assert cells("attention factor")[3].startswith("$a^2$ in a fully rotated head")
+    assert cells("attention factor")[3].startswith("$a^2$, about 1.46 for YaRN at $s = 8$, in a fully rotated head")
     # tau "a multiplier of the queries": its row's "a factor of 1 or more on the queries"
     assert "a factor of 1 or more on the queries" in row("Llama 4's query temperature $\\tau$ (temperature tuning)")
     # read r191: the chapters' and Llama 4's code's words for the multipliers share one block, :data:`WORD_BLOCK`
@@ -8322,10 +8519,15 @@ def test_fine_tuned_row_and_the_runs_names():
     assert row("fine-tuned").endswith(
         "before the long tests; such runs' names end in -FT | {doc}`8 <../notebooks/08_extrapolation>` |"
     )
-    text = block("The 28 tokens, and the fine-tuned runs")
+    text = block(C8_BLOCK)
     assert text.removeprefix("The 28 tokens are 16 filler symbols, 10 digits, `KEY` and `QUERY`. ") == (
         'RoPE-FT is plain RoPE fine-tuned, the PI paper\'s "direct fine-tuning". PI×8-FT and YaRN×8-FT have `factor`'
         " fixed at 8."
+        # fix pass 280 (reads r276a #3 and r276b #4): the block ends on the grades seed by seed (checked in
+        # test_chapter_8_grades_seed_by_seed_at_8l_and_4l)
+        " At $8L$, each loss grade in chapter 8's table holds in every seed of its saved run. At $4L$, five runs change"
+        " grade between seeds: plain RoPE, dynamic PI, dynamic YaRN with betas 32/1, dynamic NTK with factor 2, and"
+        " FIRE."
     )
     config = load_results("extrapolation", check=False)["config"]
     assert config["finetune"]["methods"] == ["rope", "pi", "yarn"]
@@ -9278,10 +9480,16 @@ def test_abacus_and_position_coupling_rows_restate_chapter_11():
     assert "set them by hand from the task's structure." in c11
     assert "number each digit from the start of its number." in c11
     assert "gives the digits of the same significance the same position." in c11
+    # fix pass 280 (read r276b #5, unclear: a 49-word cell): the row is one sentence; the setup and the training's
+    # random offset moved word for word to the block "Abacus embeddings: the setup and the training"
     assert row("Abacus embeddings").startswith(
-        "| Abacus embeddings | | positions for arithmetic that number each digit from the start of its number, set"
-        " from the task's structure; the numbers are written least significant digit first. Training shifts these"
-        " positions by a random offset, so that longer numbers meet positions already trained (McLeish et al. 2024) |"
+        "| Abacus embeddings | | positions for arithmetic that number each digit from the start of its number"
+        " (McLeish et al. 2024) |"
+    )
+    assert block("Abacus embeddings: the setup and the training") == (
+        "*Abacus embeddings*' positions are set from the task's structure; the numbers are written least significant"
+        " digit first. Training shifts these positions by a random offset, so that longer numbers meet positions"
+        " already trained."
     )
     # read r203: the paper's random offset in training (McLeish et al. 2024, section 3, a prose sync); chapter 11 does
     # not give it, so the row cites the paper. Derived: trained on numbers of up to n digits, positions 1 to n alone
@@ -9344,6 +9552,16 @@ def test_context_parallelism_row_links_both_halves():
     global positions" links chapter 6 (ALiBi's half) and chapter 10 (RoPE's half, read r172)."""
     assert "{doc}`6 <../notebooks/06_alibi>`, {doc}`10 <../notebooks/10_rope_today>` |" in row("context parallelism")
     assert "each shard must number its tokens from its global offset" in chapter("10_rope_today")
+    # fix pass 280 (read r276b #8, omission: the row did not name ring attention, the form a reader meets in training
+    # code): "one per device, as ring attention does"; torch's own context parallelism passes the key and value
+    # shards between devices in a ring (its `_RingRotater` classes)
+    assert "| splitting one long sequence into chunks, one per device, as ring attention does;" in row(
+        "context parallelism"
+    )
+    from torch.distributed.tensor.experimental._context_parallel import _attention as cp_attention
+
+    assert issubclass(cp_attention._AllToAllRotater, cp_attention._RingRotater)
+    assert "ring-flash-attention" in inspect.getsource(cp_attention)
 
 
 def test_roformer_block_says_which_bullets_define_and_which_find():
