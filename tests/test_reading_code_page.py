@@ -81,8 +81,11 @@ BF16_LOAD_274 = (
 # fix pass 279 (read r275a #1, unclear: the second rule came in the middle of the first one's explanation): the
 # sentence ends the section's main line, after the snippet, so it names the two frequencies it blends
 YARN_SENTENCE_274 = (
-    "Transformers' `yarn` code, for chapter 7's YaRN, also blends $\\theta_i$ and $\\theta_i/s$, but its weight is"
-    " linear in the pair index; the block *The same reading for a `yarn` dict* works through one."
+    # fix pass 281 (reads r277a #2 and r277b #5, unclear: the next bullet said "linear in the pair index" too): the
+    # YaRN authors' code joins this sentence, and the other bullet's copy is gone
+    "Transformers' `yarn` code, for chapter 7's YaRN, also blends $\\theta_i$ and $\\theta_i/s$, but its weight, like"
+    " the YaRN authors' code's, is linear in the pair index; the block *The same reading for a `yarn` dict* works"
+    " through one."
 )
 
 
@@ -148,6 +151,9 @@ QUERY_SCALES_DEFINED = (
     # (test_temperature_main_line_says_deepseek_moves_the_sharpening_to_the_softmax_scale)
     " | the *softmax scale*, 1/√ of the query's width by default | DeepSeek-V3, in its released files"
     " | a constant, $m^2$, about 1.87 at its $s = 40$ |"
+    # fix pass 281 (reads r277a #4 and r277b #2, unclear: the query scale was defined only in a block): defined under
+    # the table (test_query_scale_defined_under_the_temperature_table_and_yarn_code_names)
+    " A query scale is a number that multiplies each query and grows in steps with the token's position."
     " The softmax scale is the number that multiplies $q \\cdot k$ before the softmax."
     " A factor there multiplies the unrotated part of each logit too, not just the rotated part."
     # fix pass 275 (read r272b #1, unclear: "all three places" under a four-row table): the three places named
@@ -561,9 +567,10 @@ def test_fast_pair_and_turns_in_l_share_one_span_in_llama_31():
         # fix pass 266 (read r265 glossary #1, overstated: training shows a fast pair a grid of angles at most theta_i
         # apart, not its whole circle): the glossary's wording
         "- The glossary's *fast pair* turns at least once over training's distances, 0 to $L - 1$, so its trained"
-        " angles go all the way round the circle, at most $\\theta_i$ apart. A *slow pair* turns less than once: in a"
-        " decoder, training showed it only an arc, and"
-        " beyond $L$ it meets new angles." in fine
+        # fix pass 281 (read r277a #3, unclear: three bullets on two near-identical counts): one bullet of two
+        # sentences, the slow pair joined to the fast one's
+        " angles go all the way round the circle, at most $\\theta_i$ apart; a *slow pair* turns less than once, so in"
+        " a decoder training showed it only an arc, and beyond $L$ it meets new angles." in fine
     )
     main = re.sub(r"<details>.*?</details>", " ", _raw(), flags=re.S)
     main = re.sub(r"\(glossary-fields\)=.*", " ", main, flags=re.S)  # the fields' reference tables at the end
@@ -579,8 +586,11 @@ def test_fast_pair_and_turns_in_l_share_one_span_in_llama_31():
     )
     assert "*turns* in $L$" not in page  # the doubled "in L"
     assert (
-        "The turns in $L$ count one position past training's last distance, so a pair at the edge can turn once in $L$"
-        " and still not be fast. In Llama 3.1's head the two counts sort the pairs alike." in fine
+        # fix pass 281 (read r277a #3): the edge case and "Pair 35 is also the first slow pair" in one sentence; the
+        # slow pairs are 35 to 63 (checked below: the fast ones are 0 to 34 by either count, and transformers' `llama3`
+        # divides exactly 35 to 63 by 8)
+        "These counts stop one position short of the turns in $L$, but they sort Llama 3.1's pairs alike, so the pairs"
+        " divided by the full $s$, 35 to 63, are exactly the slow ones." in fine
     )
     edge = 2 * math.pi / (8192 - 0.5)  # a pair at the edge: one turn by distance L, not by L - 1
     assert 8192 * edge / (2 * math.pi) >= 1 > (8192 - 1) * edge / (2 * math.pi)
@@ -595,6 +605,11 @@ def test_fast_pair_and_turns_in_l_share_one_span_in_llama_31():
     by_l = [i for i in range(d // 2) if L * theta[i] >= 2 * math.pi]
     by_offsets = [i for i in range(d // 2) if (L - 1) * theta[i] >= 2 * math.pi]
     assert by_l == by_offsets == list(range(35)), by_l
+    # fix pass 281 (read r277a #3): "the pairs divided by the full s, 35 to 63, are exactly the slow ones", in
+    # transformers' `llama3` on Llama 3.1's fields
+    scaled = _llama31_llama3_freqs().double()
+    full = [i for i in range(d // 2) if abs(float(theta[i] / scaled[i]) - 8.0) < 1e-4]
+    assert full == list(range(35, 64)) == [i for i in range(d // 2) if i not in by_offsets], full
 
 
 def test_temperature_is_one_over_the_logit_multiplier():
@@ -730,7 +745,14 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
         "On a left-padded batch, pass the `attention_mask` and `position_ids` counted from each row's first real"
         " token, as `generate` does."
     )
-    assert section.startswith("## Positions at run time " + advice), section[:200]
+    # fix pass 281 (reads r277a #8 and r277b #3, unclear: the idea sat under the case list): the section opens on the
+    # idea, offsets alone, then the advice (the offsets and rounding: checked in
+    # test_reading_code_live_values_and_positions)
+    idea = (
+        "RoPE's scores depend only on the offsets between positions, so shifting all of a row's positions changes the"
+        " scores only by rounding. Only code that reads a token's own position changes the scores."
+    )
+    assert section.startswith("## Positions at run time " + idea + " " + advice), section[:400]
     where = "RoPE reads each token's position from `position_ids`, so who fills that argument decides the positions:"
     assert section.index(advice) < section.index(where) < section.index("| call | how the positions are numbered")
     # the rule after the who-fills table, then its reason (read r177): the offsets stay, RoPE's scores depend only on
@@ -742,8 +764,9 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     rule = "Without `position_ids`, left-padding shifts a padded row's positions up by its pad count."
     lead = (
         rule + " For plain RoPE and static rules such as `llama3`, the shift changes the scores only by rounding, as"
-        " long as the mask hides the pads. It adds the same count to every position, and RoPE's scores depend only on"
-        " the offsets between positions."
+        " long as the mask hides the pads."
+        # fix pass 281 (reads r277a #8 and r277b #3, unclear: the idea sat under the case list):
+        # the offsets' reason is the section's first sentence now
     )
     assert lead in section, section[:900]
     assert section.index("| `generate` | each row from its first real token |") < section.index(rule)
@@ -843,8 +866,9 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
         # fix pass 273 (reads r270a #7 and r270b, hardest place: four mechanisms, each with its own outcome, in one
         # paragraph, while the table that sorts them was collapsed): the table moved to the main line, right after a
         # one-sentence lead; the paragraph keeps what the table does not say, Llama 4's scope and cache count
-        "Code that reads a token's position itself, not just offsets, does change the scores. Passing `position_ids`"
-        " fixes some such places and not others:"
+        # fix pass 281 (reads r277a #8 and r277b #3, unclear: the idea sat under the case list): the section's
+        # second sentence says it, so one sentence leads into the table
+        "Passing `position_ids` fixes some places that read a token's own position and not others:"
     )
     rows = [
         "| angles your own code forms at low precision | removed: `position_ids` undo the shift |",
@@ -908,17 +932,18 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
         # what neither table says, that it counts from the cache length and so can step at another token
         " " + LLAMA4_AFTER_TABLE_274
     )
+    # fix pass 281 (reads r277a #8 and r277b #3, unclear: the idea sat under the case list):
+    # the Llama 4 sentence and the cache sentence went to the block "The four cases in detail", which says both
+    answer = ""
     assert "The block lists four such cases" not in section  # no count the learner must open the block to check
     assert lead + " " + lesson in section, section  # the mask first, then `position_ids`
     assert "mask alone" not in section and "pass both too" not in section
     assert "In other code" not in section
     cases = "<details><summary>The four cases in detail</summary> "
     # fix pass 272 (read r269b #7, an omission): a short paragraph on the cache before the cases' block
-    cached = (
-        " During generation, a rule whose frequencies change with the length leaves the cached keys rotated at the old"
-        " ones."
-    )
+    cached = ""
     # fix pass 273: the lead, the table and the Llama 4 sentences, then the cache and the cases' block
+    # fix pass 281 (reads r277a #8 and r277b #3): the table, then the cases' block
     assert lesson + " " + table + answer + cached + " " + cases + lead_in in section
     assert section.index(table) < section.index(lead_in) < section.index("- Angles your own code forms")
     assert table in _section_main_line(page, "## Positions at run time")
@@ -969,7 +994,8 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     in_block_order = [rows[0], rows[1], rows[3], rows[2]]  # the table ends on the two that stay
     assert [verdicts[v] in row for row, (_, v) in zip(in_block_order, listed)] == [True] * 4, rows
     assert "at low precision" in rows[0] and "Ministral 3's" in rows[1] and "`dynamic`" in rows[2]
-    assert "Llama 4's query scale" in rows[3] and lesson.endswith("fixes some such places and not others:")
+    # fix pass 281 (reads r277a #8 and r277b #3): "fixes some places that read a token's own position and not others:"
+    assert "Llama 4's query scale" in rows[3] and lesson.endswith("and not others:")
     assert all(len(s.split()) <= 24 for s in re.split(r"(?<=\.) (?=[A-Z`])", lesson)), lesson
     # "Four things": the lead-in's count is the list's own items; the query scales are items 2 and 3
     assert len(listed) == 4 and "Four things can make" in named
@@ -1079,7 +1105,11 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     # read r200: one sentence after the list answers which cases a plain Llama has: none
     # (test_llama_code_has_none_of_the_four_run_time_mechanisms); it closes the cases' block
     none = "Transformers' Llama code, with plain RoPE or `llama3`, has none of the four."
-    assert block.rstrip().endswith(none), block[-200:]
+    # fix pass 281 (reads r277a #8 and r277b #3): the cache sentence, moved from the main line, follows it
+    cache = "During generation, a rule whose frequencies change with the length leaves the cached keys rotated"
+    assert block.index(none) < block.index(cache) and block.rstrip().endswith("depend only on the offsets."), block[
+        -200:
+    ]
     # read r186: where transformers' own rounding arises, a detail the main line's rule does not need, follows the
     # lead-in (its source, LlamaRotaryEmbedding.forward, is checked in test_bfloat16_drift_and_three_roundings)
     arises = (
@@ -1198,8 +1228,13 @@ def test_llama_4_query_scale_ignores_position_ids_on_a_left_padded_batch():
     # keeps the cache length and the step at another token
     said = LLAMA4_AFTER_TABLE_274
     main = _section_main_line(_page(), "## Positions at run time")
-    assert said in main and "| Llama 4's query scale | remains: it counts the pads whatever you pass |" in main
-    assert main.index("| Llama 4's query scale |") < main.index(said)
+    # fix pass 281 (reads r277a #8 and r277b #3, unclear: model-specific cases before the section's idea): the
+    # sentence left the main line; the block "The four cases in detail" says the scale counts the pads and is counted
+    # from the cache length, and the main table's row stays
+    assert said not in _page() and "| Llama 4's query scale | remains: it counts the pads whatever you pass |" in main
+    four = " ".join(_collapsed("The four cases in detail").split())
+    assert "Llama 4's query scale also counts the pads, so it can step up early" in four
+    assert "Transformers counts it from the cache length" in four
     assert "Llama 4's query scale, in its layers without RoPE, counts positions" not in _page()
     # "with `attn_temperature_tuning` on": the branch runs only with the switch on, and only in layers without RoPE
     assert "if self.attn_temperature_tuning and not self.use_rope:" in inspect.getsource(
@@ -1289,7 +1324,9 @@ def test_llama_code_has_none_of_the_four_run_time_mechanisms():
     assert said in section and "- `dynamic` and `longrope` pick" not in section, section
     cases = _collapsed("The four cases in detail")
     sentence = "Transformers' Llama code, with plain RoPE or `llama3`, has none of the four."
-    assert cases.rstrip().endswith(sentence) and cases.index("- `dynamic` and `longrope` pick") < cases.index(sentence)
+    # fix pass 281 (reads r277a #8 and r277b #3): the cache sentence follows it, the block's last
+    assert cases.index("- `dynamic` and `longrope` pick") < cases.index(sentence)
+    assert cases.rstrip().endswith("so their scores no longer depend only on the offsets.")
     pytest.importorskip("transformers", minversion="5.24")  # the book's version
     from transformers import LlamaConfig
     from transformers.modeling_rope_utils import dynamic_rope_update
@@ -1741,8 +1778,10 @@ def test_transformers_dynamic_l_is_the_stored_length():
         # fix pass 280 (reads r276a #1 and r276b #4, unclear: "set length" was never defined): the sentence that
         # introduces it says what it is, the length up to which `dynamic` leaves inputs unscaled, and where
         # transformers reads it (checked below: unscaled up to max_position_embeddings, scaled beyond)
-        " plus one. Dynamic NTK, transformers' `dynamic`, leaves inputs unscaled up to its set length, which"
-        " transformers reads from `max_position_embeddings`. Beyond it, the rule slows every pair but the fastest,"
+        # fix pass 281 (read r277a #1, unclear: "set length", "declared length" and L_decl named one quantity): one
+        # name, the declared length, `max_position_embeddings`, written L_decl where the rule is introduced
+        " plus one. Dynamic NTK, transformers' `dynamic`, leaves inputs unscaled up to the declared length,"
+        " `max_position_embeddings`, written $L_{\\text{decl}}$. Beyond it, the rule slows every pair but the fastest,"
         " more the longer the input."
         # fix pass 273 (read r270a #6, unclear: the numbers that make the point were the block's table's alone): the
         # table's 8, 9 and about 2 at twice L (test_dynamic_main_line_shows_the_fixed_divisor_at_short_inputs_and_the_
@@ -1760,12 +1799,14 @@ def test_transformers_dynamic_l_is_the_stored_length():
         # the table: "its set length", and Llama 3.1's 16L as that file's value
         # fix pass 280 (reads r276a #1 and r276b #4): where transformers reads the set length is said where the term
         # is introduced, so this paragraph says only what that field holds
-        "`max_position_embeddings` is the declared length $L_{\\text{decl}}$, not the trained length. In Llama 3.1's"
-        " file that is $16L$, so `dynamic` in place of `llama3` would leave every input up to $16L$ unscaled."
+        # fix pass 281 (read r277a #1): the field and L_decl are named where the rule is introduced, so this
+        # paragraph uses the one name
+        "The declared length need not be the trained length. In Llama 3.1's"
+        " file it is $16L$, so `dynamic` in place of `llama3` would leave every input up to $16L$ unscaled."
     )
     assert "Dynamic NTK leaves inputs up to the trained length" not in page and "Call it $L_{" not in page
     assert stated in " ".join(page.split()) and trap in " ".join(page.split())
-    assert "\n\n`max_position_embeddings` is the declared length" in _raw()  # a paragraph of its own
+    assert "\n\nThe declared length need not be the trained length." in _raw()  # a paragraph of its own
     # "had Llama 3.1's file named `dynamic`, no input up to 16L would be scaled": transformers' `dynamic` with its
     # declared 16L gives the unscaled frequencies at every length up to 16L, and slower ones beyond it
     from transformers import LlamaConfig
@@ -1786,8 +1827,9 @@ def test_transformers_dynamic_l_is_the_stored_length():
         .endswith(
             # fix pass 274 (reads r271a #1 and r271b #4): "where that is $16L$", the declared length just named
             # structural pass 279 (reads r275a #2 and r275b #2): "In Llama 3.1's file that is $16L$, so ..."
-            "In Llama 3.1's file that is $16L$, so `dynamic` in place of `llama3` would leave every input up to"
-            " $16L$ unscaled."
+            # fix pass 281 (read r277a #1): "The declared length need not be the trained length. ... it is $16L$"
+            "The declared length need not be the trained length. In Llama 3.1's file it is $16L$, so `dynamic` in"
+            " place of `llama3` would leave every input up to $16L$ unscaled."
         )
     )
     # fix pass 267 (read r266 #1): "the length of the input so far, its highest position plus one", as transformers'
@@ -1861,11 +1903,14 @@ def test_transformers_dynamic_l_is_the_stored_length():
         # fix pass 274 (reads r271a #1 and r271b #4): "beyond it", one name for the set length
         # structural pass 279 (reads r275a #2 and r275b #2): "Dynamic NTK, transformers' `dynamic`, ..."
         # fix pass 280 (reads r276a #1 and r276b #4): the set length defined where it is introduced
-        "Dynamic NTK, transformers' `dynamic`, leaves inputs unscaled up to its set length, which transformers reads"
-        " from `max_position_embeddings`."
+        # fix pass 281 (read r277a #1, unclear: "set length", "declared length" and L_decl named one quantity): one
+        # name, the declared length, `max_position_embeddings`, written L_decl where the rule is introduced
+        "Dynamic NTK, transformers' `dynamic`, leaves inputs unscaled up to the declared length,"
+        " `max_position_embeddings`, written $L_{\\text{decl}}$."
     )
     section = " ".join(section.split())
-    assert lead in section and section.index(lead) < section.index("declared length")
+    assert lead in section and section.index(lead) < section.index("The declared length need not")
+    assert "set length" not in section
     # fix pass 247 (reads r243b #2, r245b #3, r246 #2 and r246b #2: "nine" came without its source): the block's
     # formula joins the main line's example, where it gives the nine (checked in
     # test_dynamic_main_line_shows_the_fixed_divisor_at_short_inputs_and_the_dynamic_formula, against transformers)
@@ -1887,7 +1932,8 @@ def test_transformers_dynamic_l_is_the_stored_length():
     nine = "| dynamic NTK | 1 | 9 |"
     assert "$1 + s(" not in section and "nine" not in section and section.count(" 9 ") == 1 and nine in section
     assert "$1 + s(\\ell/L - 1)$" not in section and section.count("$L$") == 2, section
-    assert "Take a file whose set length is the trained length $L$, with $s = 8$." in section
+    # fix pass 281 (read r277a #1): "declared length", the name the rule's sentence gives
+    assert "Take a file whose declared length is the trained length $L$, with $s = 8$." in section
     assert "| rule | input of $L$ tokens or fewer | input of $2L$ tokens |" in section
     assert "sets how fast" not in section
     assert (
@@ -2216,15 +2262,18 @@ def test_dynamic_main_line_shows_the_fixed_divisor_at_short_inputs_and_the_dynam
         # a small table of what each rule divides the slowest pair by, one sentence on it, and the declared-length
         # trap in a paragraph of its own (test_transformers_dynamic_l_is_the_stored_length)
         # fix pass 280 (reads r276a #1 and r276b #4): the set length defined in the sentence that introduces it
-        " Dynamic NTK, transformers' `dynamic`, leaves inputs unscaled up to its set length, which transformers reads"
-        " from `max_position_embeddings`. Beyond it, the rule slows every pair but the fastest, more the longer the"
-        " input."
+        # fix pass 281 (read r277a #1, unclear: "set length", "declared length" and L_decl named one quantity): one
+        # name, the declared length, `max_position_embeddings`, written L_decl where the rule is introduced
+        " Dynamic NTK, transformers' `dynamic`, leaves inputs unscaled up to the declared length,"
+        " `max_position_embeddings`, written $L_{\\text{decl}}$. Beyond it, the rule slows every pair but the fastest,"
+        " more the longer the input."
     )
     lesson = "A *static* rule gives each pair one divisor for its frequency, used at every input length."
     flat_main = " ".join(main.split())
     assert flat_main.index(lesson) < flat_main.index(example) < flat_main.index(dynamic_said), main
     intro = (
-        "Take a file whose set length is the trained length $L$, with $s = 8$. Each cell gives what the rule divides"
+        "Take a file whose declared length is the trained length $L$, with $s = 8$. Each cell gives what the rule"
+        " divides"
         " the slowest pair's frequency by:"
     )
     # fix pass 280 (reads r276a #1 and r276b #4): two rows, and no comparison with the need on the main line
@@ -2232,7 +2281,12 @@ def test_dynamic_main_line_shows_the_fixed_divisor_at_short_inputs_and_the_dynam
         "| rule | input of $L$ tokens or fewer | input of $2L$ tokens | |---|---|---|"
         " | static, such as `llama3` | 8 | 8 | | dynamic NTK | 1 | 9 |"
     )
-    verdict = "The dynamic rule leaves short inputs unscaled."
+    # fix pass 281 (read r277b #4, unclear: the table's 9 came with no lesson on the main line): the growth and the 9
+    # against the static 8 (checked below, from transformers' `_compute_dynamic_ntk_parameters` and `llama3`)
+    verdict = (
+        "The dynamic rule leaves short inputs unscaled, but its divisor grows with the input. At $2L$ it is already 9,"
+        " above the static rule's 8."
+    )
     assert "both rules divide by more" not in main and "pair needs" not in main
     assert flat_main.index(dynamic_said) < flat_main.index(intro) < flat_main.index(table) < flat_main.index(verdict)
     # the table's numbers: a static rule with s = 8 divides the slowest pair by 8 at any length (checked below on
@@ -2250,7 +2304,8 @@ def test_dynamic_main_line_shows_the_fixed_divisor_at_short_inputs_and_the_dynam
     # L_decl = L, that is at twice L_decl
     assert flat_main.count(dynamic_said) == 1 and "within the trained range" not in main, main
     assert "divides by 9" not in main and "$2L_{\\text{decl}}$" not in main, main
-    assert 1 + 8 * (2 - 1) == 9 and 2 < (2 * 8192 - 1) / (8192 - 1) < 2.001
+    # fix pass 281 (reads r277a #6 and r277b #8, assert-cannot-fail: arithmetic on typed values): the 9 and the 8 are
+    # computed from transformers below (dynamic(2 * L) and fixed)
     factors = _collapsed("Effective factors: how much each rule divides the slowest pair")
     dynamic_row = "| dynamic NTK | 1 up to $L_{\\text{decl}}$, then $1 + s(\\ell/L_{\\text{decl}} - 1)$ |"
     assert dynamic_row in factors, factors  # the formula's place
@@ -2282,6 +2337,9 @@ def test_dynamic_main_line_shows_the_fixed_divisor_at_short_inputs_and_the_dynam
         inv, _ = _compute_dynamic_ntk_parameters(trained_file, "cpu", seq_len=n)
         return float(theta[-1] / inv.double()[-1])
 
+    # fix pass 281 (reads r277a #6 and r277b #8): the verdict's "at 2L it is already 9, above the static rule's 8",
+    # from transformers' dynamic inv_freq and `llama3`'s
+    assert round(dynamic(2 * L), 3) == 9 and dynamic(2 * L) > fixed and round(fixed, 3) == 8
     for n in (4, L // 2, L):  # "leaves inputs up to the trained length L unscaled"
         assert math.isclose(dynamic(n), 1.0, rel_tol=1e-5), n
     for n in (L + L // 4, 2 * L, 3 * L, 8 * L):  # the block's "1 + s(l/L - 1)", more the longer the input
@@ -3213,7 +3271,10 @@ def test_float32_bound_needs_element_wise_angles_not_tf32():
         assert torch.backends.cuda.matmul.allow_tf32
     finally:
         torch.set_float32_matmul_precision(before)
-    assert torch.finfo(torch.float32).eps == 2.0**-23  # "float32's 23 fraction bits"
+    # fix pass 281 (read r277b #8, assert-cannot-fail: a constant against a constant): "float32's 23 fraction bits",
+    # measured: the next float32 after 1 is 1 + 2^-23
+    one = torch.tensor(1.0, dtype=torch.float32)
+    assert float(torch.nextafter(one, torch.tensor(2.0)) - one) == 2.0**-23  # "float32's 23 fraction bits"
     tf32_bits = 10  # NVIDIA's TF32: float32's 8 exponent bits, 10 fraction bits
 
     def tf32(x):
@@ -3420,7 +3481,8 @@ def test_reading_code_dynamic_on_llama31_file_and_llama4_tau():
         # fix pass 272 (read r269b #4, unclear: a counterfactual carried the rule): the example follows the rule
         # fix pass 274 (reads r271a #1 and r271b #4): "where that is $16L$", the declared length just named
         # structural pass 279 (reads r275a #2 and r275b #2): "In Llama 3.1's file that is $16L$, so ..."
-        "In Llama 3.1's file that is $16L$, so `dynamic` in place of `llama3` would leave every input up to"
+        # fix pass 281 (read r277a #1): "it is", after "The declared length need not be the trained length."
+        "In Llama 3.1's file it is $16L$, so `dynamic` in place of `llama3` would leave every input up to"
         " $16L$ unscaled." in " ".join(page.split())
     )
     # Llama 4's attention builds tau's positions from the cache length plus the token index, never from position_ids
@@ -3448,8 +3510,9 @@ def test_reading_code_dynamic_on_llama31_file_and_llama4_tau():
     assert "$\\tau$ steps only where $p + 1$ reaches a multiple of $f$, 8 192 by default" in page  # its steps
     assert "read the positions themselves" not in page  # read r178: overstated as a remedy
     assert "attn_scales.view((1, input_shape[-1], 1, 1)).expand((*input_shape, 1, 1))" in source  # one p per index
+    # fix pass 281 (reads r277a #8 and r277b #3): the advice follows the section's two opening sentences on offsets
     assert (  # the run-time section's lesson, its first sentence (read r186)
-        "## Positions at run time On a left-padded batch, pass the `attention_mask` and `position_ids` counted from"
+        "changes the scores. On a left-padded batch, pass the `attention_mask` and `position_ids` counted from"
         " each row's first real token, as `generate` does." in page
     )
 
@@ -3795,10 +3858,12 @@ def test_query_scales_are_defined_where_the_run_time_cases_use_them():
     # fix pass 279 (reads r275a #9 and r275b #3): three rows, the three places the closing sentence names
     assert defined.count("|---|---|---|") == 1 and len(re.findall(r"\| \|", defined)) == 4  # a header, three rows
     prose = [defined[: defined.index(" | ")], defined[defined.rindex(" | ") + 3 :]]  # the prose around the table
-    assert prose[0].endswith("code:") and prose[1].startswith("The softmax scale is"), prose
+    # fix pass 281 (reads r277a #4 and r277b #2): the query scale's definition first under the table
+    assert prose[0].endswith("code:") and prose[1].startswith("A query scale is a number"), prose
     sentences = [prose[0], *prose[1].replace(". ", ".\n").split("\n")]
     # fix pass 280 (read r276b #3): a sentence on the unrotated part between the definition and the closing one
-    assert len(sentences) == 4 and sentences[3].startswith("Each row"), sentences
+    # fix pass 281 (reads r277a #4 and r277b #2): and the query scale's definition before them
+    assert len(sentences) == 5 and sentences[4].startswith("Each row"), sentences
     assert all(len(s.split()) <= 20 for s in sentences), sentences  # one short sentence each
     said = "by $1 + \\beta \\ln(1 + \\lfloor p/L \\rfloor)$. Here $\\beta$ is `llama_4_scaling_beta`, $p$"
     assert "the main text's $1 + \\beta" not in page
@@ -4024,7 +4089,10 @@ def test_bfloat16_section_tells_the_two_errors_apart():
             # fix pass 280 (reads r276a #2 and r276b #5, unclear: three cases and five numbers in one cell): the cell
             # keeps the key one back; the key at position 0's thresholds are the block's "If your code forms the
             # angles in bfloat16" (below and in test_bfloat16_angles_first_positions)
-            "about half a turn for a key one back, past query position 512",
+            # fix pass 281 (read r277a #7, unclear: the error is already about a quarter turn before 512): "climbs in
+            # steps" (checked in test_bfloat16_figure_draws_the_three_paths: a few steps below 512, under half a turn,
+            # and 3 radians first at 515)
+            "climbs in steps to about half a turn for a key one back, past query position 512",
         ),
         (
             "transformers forms float32 angles from float32 $\\theta_i$",
@@ -4808,8 +4876,10 @@ def test_temperature_main_line_says_deepseek_moves_the_sharpening_to_the_softmax
     # fix pass 274 (read r271a #7): the softmax scale's definition, in one sentence, between them
     ends = (
         # fix pass 279 (reads r275a #9 and r275b #3): "a constant, $m^2$, ...", the last column one kind of value
-        "| a constant, $m^2$, about 1.87 at its $s = 40$ | The softmax scale is the number that multiplies $q \\cdot k$"
-        " before the"
+        "| a constant, $m^2$, about 1.87 at its $s = 40$ |"
+        # fix pass 281 (reads r277a #4 and r277b #2): the query scale defined under the table
+        " A query scale is a number that multiplies each query and grows in steps with the token's position."
+        " The softmax scale is the number that multiplies $q \\cdot k$ before the"
         # fix pass 280 (read r276b #3): what a factor there reaches, the unrotated part too
         " softmax. A factor there multiplies the unrotated part of each logit too, not just the rotated part."
         # fix pass 275 (read r272b #1): the three places named
@@ -5703,7 +5773,9 @@ def test_ramp_rule_on_the_main_line_llama3_in_turns_yarn_in_the_pair_index():
     # after Meta's blend, linear in turns, and transformers' `yarn`, linear in the pair index
     fine = " ".join(_collapsed("Fine print on the bands").split())
     assert said in section and YARN_SENTENCE_274 not in section and YARN_SENTENCE_274 in fine
-    assert fine.index("is linear in the pair index instead (chapter 7).") < fine.index(YARN_SENTENCE_274)
+    # fix pass 281 (reads r277a #2 and r277b #5): said once, after Meta's blend, linear in turns
+    assert fine.count("linear in the pair index") == 1 and "instead (chapter 7)" not in fine
+    assert fine.index("The YaRN paper's equation is linear in turns too.") < fine.index(YARN_SENTENCE_274)
     gpt_oss = _collapsed("The same reading for a <code>yarn</code> dict: gpt-oss-20b")
     assert "The ramp runs linearly in the pair index, not in the turns." in gpt_oss
     # beside the bands' table, before the pairs' table whose divisors it lets the reader check
@@ -5795,11 +5867,14 @@ def test_run_time_main_line_names_the_four_cases_and_the_cache():
     assert [r.strip() for r in rows] == names, rows
     assert all(f"| {name} |" in main for name in names), main
     assert "round more at higher positions" not in main and "`longrope` choose frequencies" not in main
+    # fix pass 281 (reads r277a #8 and r277b #3, unclear: a lone sentence with no consequence): the cache sentence
+    # moved to the end of the block "The four cases in detail", with its consequence (checked below on a tiny
+    # `dynamic` Llama: the cached keys keep their old rotation while new queries take the new one)
     cached = (
         "During generation, a rule whose frequencies change with the length leaves the cached keys rotated at the old"
-        " ones."
+        " ones, so their scores no longer depend only on the offsets."
     )
-    assert main.rstrip().endswith(cached)
+    assert "cached keys" not in main and " ".join(_collapsed("The four cases in detail").split()).endswith(cached)
     assert (
         "Hugging Face's caches keep RoPE's keys rotated, so a scaling that changes the frequencies with the length"
         in page
@@ -7134,13 +7209,27 @@ def test_bfloat16_figure_draws_the_three_paths():
     # the angles in float32 adds its own rounding, and the error stays within about six thousandths." From the
     # script's curve (0.0018 up to 8L and 0.0057 up to 16L here); the same angles formed in float64 from the rounded
     # frequencies, with no float32 product, stay at the frequencies' own part, pair 1's rounding error, up to 16L
+    # fix pass 281 (read r277b #1, unclear: why float32's rounding starts at 8L, and the model.to path beats the
+    # float32 one there): the reason, 8 significant bits times p < 2^16 fit float32's 24, and both paths' bounds
     said = (
-        "A key one back stays within about two thousandths of a radian up to $8L$. Up to $16L$, forming the angles in"
-        " float32 adds its own rounding, and the error stays within about six thousandths."
+        "A bfloat16 $\\theta_i$ has 8 significant bits, so $p\\theta_i$ is exact in float32 while $p < 2^{16} = 8L$;"
+        " past that, forming the angles in float32 rounds too. So a key one back stays within about two thousandths of"
+        " a radian up to $8L$, less than on transformers' float32 path, about three thousandths there. Up to $16L$ the"
+        " error stays within about six thousandths."
     )
-    assert said in _collapsed("The <code>model.to</code> and float32 rows") and "within about a hundredth of a" in page
+    assert said in " ".join(_collapsed("The <code>model.to</code> and float32 rows").split())
+    assert "within about a hundredth of a" in page
     to_8l, to_16l = float(model_to["one_back"][: 8 * 8192 + 1].max()), float(model_to["one_back"].max())
     assert round(to_8l, 3) == 0.002 and round(to_16l, 3) == 0.006, (to_8l, to_16l)
+    f32_8l = float(f32["one_back"][: 8 * 8192 + 1].max())  # transformers' float32 path, a key one back, up to 8L
+    assert round(f32_8l, 3) == 0.003 and to_8l < f32_8l, (to_8l, f32_8l)
+    # "p theta_i is exact in float32 while p < 2^16 = 8L; past that, forming the angles in float32 rounds too"
+    assert 2**16 == 8 * 8192
+    rounded32 = theta32.bfloat16().float()
+    for lo, hi, exact_there in ((0, 2**16, True), (2**16, 2**17, False)):
+        p = torch.arange(lo, hi, dtype=torch.float64)
+        product = (p.float()[:, None] * rounded32[None]).double()
+        assert bool((product == p[:, None] * rounded32.double()[None]).all()) == exact_there, (lo, hi)
     exact_gap = (theta32.bfloat16().double() - exact).abs()  # a key one back: the frequencies' own part
     every = torch.arange(0, fig.LAST, dtype=torch.float64)
     rounded = every[:, None] * (theta32.bfloat16().double() - exact)[None]
@@ -7155,6 +7244,12 @@ def test_bfloat16_figure_draws_the_three_paths():
     assert "the orange line by about 1 750" in page  # the alt text
     # "past query position 512, even a key one back", and the table's "first at a query just past position 512"
     assert first(bf16["one_back"], 3.0) in range(513, 521)
+    # fix pass 281 (read r277a #7): "climbs in steps to about half a turn ... past query position 512": below 512 the
+    # curve rises through several steps but stays under half a turn's 3 radians
+    below = bf16["one_back"][:512]
+    assert (
+        len(set(below.tolist())) >= 4 and 1 < float(below.max()) < 3 and float(below[:256].max()) < float(below.max())
+    )
     assert first(bf16["from_zero"], 3.0) in range(600, 700)  # the alt text's "by about 650"
     # fix pass 279 (read r275b #1, unclear: the 650 and pair 0's 1 024 read as disagreeing thresholds): "by about 650,
     # in pairs 1 and 3": with the figure's frequencies, the pairs whose bfloat16 angle is 3 radians off before 700 are
@@ -7467,3 +7562,51 @@ def test_porting_main_line_says_a_composite_configuration_has_no_top_level_rope_
             getattr(config, name)
     text = config.get_text_config()
     assert text is not config and text.rope_scaling is text.rope_parameters
+
+
+def test_query_scale_defined_under_the_temperature_table_and_yarn_code_names():
+    """Fix pass 281. Temperature rules, main line (reads r277a #4 and r277b #2, unclear: the query scale was defined
+    only in a block): "A query scale is a number that multiplies each query and grows in steps with the token's
+    position." Llama 4 uses it only in its layers without RoPE, as the table's row says. Checked: Ministral 3's
+    `get_llama_4_attn_scale` and Llama 4's tau, over positions, are non-decreasing and take few values (steps); Llama
+    4's branch runs only where `use_rope` is off. Fine print on the bands (read r277b #6, omission): the names a reader
+    meets in transformers' `_compute_yarn_parameters` (`find_correction_dim`, `find_correction_range`,
+    `linear_ramp_factor`, `get_mscale`), read from its source, and the YaRN paper's name for the rule, NTK-by-parts,
+    which the glossary credits to Peng et al. 2024."""
+    page = _page()
+    main = " ".join(_section_main_line(page, "## Temperature rules").split())
+    said = "A query scale is a number that multiplies each query and grows in steps with the token's position."
+    assert said in main and main.index("| each query, by a *query scale* |") < main.index(said)
+    pytest.importorskip("transformers", minversion="5.24")  # the book's version
+    from transformers import modeling_rope_utils
+    from transformers.models.llama4 import modeling_llama4
+    from transformers.models.ministral3.modeling_ministral3 import get_llama_4_attn_scale
+
+    positions = torch.arange(0, 4 * 8192, dtype=torch.float32)[None]
+    ministral = get_llama_4_attn_scale(positions, 0.1, 8192).flatten()
+    a, f = 0.1, 8192.0  # Llama 4's tau, as its branch computes it
+    source = inspect.getsource(modeling_llama4.Llama4TextAttention.forward)
+    assert "if self.attn_temperature_tuning and not self.use_rope:" in source
+    assert "torch.log1p(torch.floor((positions.float() + 1.0) / self.floor_scale)) * self.attn_scale + 1.0" in source
+    tau = torch.log1p(torch.floor((positions.flatten() + 1.0) / f)) * a + 1.0
+    for scale in (ministral, tau):
+        assert bool((scale[1:] >= scale[:-1]).all()) and 1 < len(set(scale.tolist())) <= 5, scale.unique()
+    fine = " ".join(_collapsed("Fine print on the bands").split())
+    names = (
+        "In transformers' `_compute_yarn_parameters`, `find_correction_dim` and `find_correction_range` turn the"
+        " bounds into the ramp's ends as pair indices, `linear_ramp_factor` gives the weight, and `get_mscale` the"
+        " attention factor. The YaRN paper, Peng et al. 2024, calls this rule of kept, ramped and divided pairs"
+        " NTK-by-parts."
+    )
+    assert names in fine
+    yarn = " ".join(inspect.getsource(modeling_rope_utils._compute_yarn_parameters).split())
+    for code in (
+        "def find_correction_dim(num_rotations, dim, base, max_position_embeddings):",
+        "low = find_correction_dim(low_rot, dim, base, max_position_embeddings)",
+        "low, high = find_correction_range(beta_fast, beta_slow, dim, base, original_max_position_embeddings,",
+        "inv_freq_extrapolation_factor = 1 - linear_ramp_factor(low, high, dim // 2)",
+        "attention_factor = get_mscale(factor)",
+    ):
+        assert code in yarn, code
+    glossary = " ".join((ROOT / "book" / "glossary.md").read_text(encoding="utf-8").split())
+    assert "*NTK-by-parts* is described by Peng et al. 2024" in glossary
