@@ -143,6 +143,9 @@ FASTEST_PAIR_LINES = (
 #: :func:`test_main_line_example_of_a_fast_pair_that_llama3_does_not_keep`
 #: fix pass 279 (reads r275a #3 and r275b #2): moved from the section's opening to the example's main line, right
 #: after its fastest-pair table, the ramp in the same sentence; the one main-line statement of these numbers
+YARN_FEWER_16L = (
+    "YaRN keeps fewer, pairs 0 to 18. Llama 3.1 is configured for inputs of up to $16L$ with this `factor`."
+)
 LLAMA_FAST_NOT_KEPT = "In that head, pairs 0 to 34 are fast, but `llama3` keeps only pairs 0 to 28 and ramps 29 to 34."
 #: the sentence right before :data:`LLAMA_FAST_NOT_KEPT` (fix pass 274, reads r271a #3 and r271b #2, unclear: the main
 #: line's example named Llama 3.1's head, which only the collapsed worked example described): the head in words, its
@@ -1519,6 +1522,25 @@ def test_chapter_8_grades_seed_by_seed_at_8l_and_4l():
         "dynamic NTK, factor 2": "dynamic NTK with factor 2",
     }
     assert sorted(wording.get(n, n) for n in names) == sorted(said), (names, said)
+    # fix pass 282 (read r278b #5, machine-dependent: two seeds sit on the fine bound): the list is the saved run's,
+    # and the seeds within 0.002 nats of the bound at 4L are exactly the two named, each about 0.001 above it
+    ((seed_a, run_a, seed_b, run_b, gap),) = re.findall(
+        r"This list comes from this one saved run: at \$4L\$, seed (\d) of ([\w ]+?) and seed (\d) of ([\w ]+?) lie"
+        r" within about ([\d.]+) nats above the \*fine\* bound\.",
+        " ".join(text.split()),
+    )
+    trigram = [metrics["trigram"][s]["loss_beyond"][str(4 * L)] for s in metrics["trigram"]]
+    fine = sum(trigram) / len(trigram) + 0.1
+    near = {
+        (labels[run], seed): x["loss_beyond"][str(4 * L)] - fine
+        for run, by_seed in metrics.items()
+        for seed, x in by_seed.items()
+        if x["loss_beyond"][str(4 * L)] is not None and abs(x["loss_beyond"][str(4 * L)] - fine) < 0.002
+    }
+    back = {v: k for k, v in wording.items()}
+    said_near = {(back.get(run_a, run_a), seed_a), (back.get(run_b, run_b), seed_b)}
+    assert set(near) == said_near, (near, said_near)
+    assert all(0 < g and round(g, 3) == float(gap) for g in near.values()), near
 
 
 def test_a_static_rule_changes_short_inputs_too():
@@ -1849,7 +1871,11 @@ def test_worked_example_reads_the_trained_length_and_the_shipped_config_a_larger
     # what the three rules do, :data:`LESSON`, then the example head
     assert f"{LESSON} {FIXED_RULES} | rule | what it does to pair 0, the fastest pair |" in visible, visible
     # fix pass 279 (reads r275a #3 and r275b #2): the table, then the head and its pair numbers, moved from the opening
-    assert visible.rstrip().endswith(YARN_FASTEST_ROW + " " + LLAMA_HEAD + " " + LLAMA_FAST_NOT_KEPT), visible[-400:]
+    # fix pass 282 (read r278a #2, #3, unclear: YaRN's fewer kept pairs and Llama 3.1's 16L only in the block): two
+    # sentences after the pair numbers (0 to 18: test_yarn_keeps_fewer_pairs_282; 16L: the example block's, reused)
+    assert visible.rstrip().endswith(
+        YARN_FASTEST_ROW + " " + LLAMA_HEAD + " " + LLAMA_FAST_NOT_KEPT + " " + YARN_FEWER_16L
+    ), visible[-400:]
     assert PI_FASTEST_ROW in visible
     assert "Chapter 8" not in visible
     # read r183: "meets no new angle" read literally (past L a fast pair's angles fall between trained ones, never on
@@ -3323,7 +3349,11 @@ def test_betas_row_truncate_moves_the_ramps_ends_outward():
         r" Either way the code clamps the ramp's lower end at pair 0, so pair 0, the fastest, is kept whenever it turns"
         r" fewer than `beta_fast` times in \$L\$, however few\."
         r" With the default betas (\d+)/(\d+), which chapter 8 also runs, its heads have no pair that turns"
-        r" (\d+) times, yet pair 0 is kept\. - Llama 3\.1 sets",
+        r" (\d+) times, yet pair 0 is kept\."
+        # fix pass 282 (read r278b #2): the bounds' exact case (test_betas_bounds_exactly_at_a_pair_282)
+        r" - A pair that turns exactly `beta_fast` or `beta_slow` times is kept or divided as the \*betas\* row says"
+        r" when `truncate` is off\. With `truncate` on, the rounding of a float can leave that pair in the \*ramp\*\."
+        r" - Llama 3\.1 sets",
         " ".join(block.split()),
     )
     assert what_if_turns == what_if_fast
@@ -3405,7 +3435,8 @@ def test_betas_row_truncate_moves_the_ramps_ends_outward():
     # fix pass 267 (reads r266 #6 and r266b #3, unclear: the code's departure sat in the main-line definition): the
     # row ends with its definition; the sentence on pair 0 is the block's betas bullet's
     assert row("betas").endswith(
-        "and those that turn fewer than `beta_slow` times are divided by $s$ |"
+        # fix pass 282 (read r278b #2, unclear boundary: a pair exactly at beta_slow is fully divided): "at most"
+        "and those that turn at most `beta_slow` times are divided by $s$ |"
         " {doc}`7 <../notebooks/07_beyond>`,"
         " {doc}`8 <../notebooks/08_extrapolation>` |"
     )
@@ -6400,7 +6431,9 @@ def test_row_wordings_match_their_chapters_and_sources():
     # fix pass 281 (read r277b #5, unclear: the row gave the claim, not chapter 5's verdict): the verdict, as the block
     # states it (test_long_term_decay_rows_verdict_is_the_blocks)
     assert row("long-term decay").startswith(
-        "| long-term decay | 远程衰减 | RoFormer's claim that RoPE's scores fall with distance. Chapter 5 finds it"
+        # fix pass 282 (read r278a #4, overstated mild: the verdict read as any head's): the row names chapter 5's head
+        "| long-term decay | 远程衰减 | RoFormer's claim that RoPE's scores fall with distance. Chapter 5 finds, in its"
+        " head of width 128 and base 10 000, that it"
     )
     ((width, base),) = re.findall(
         # fix pass 264 (read r263b #1): the bullet opens with its finding, in this head
@@ -6688,6 +6721,8 @@ def test_worked_example_names_two_costs_of_slowing_pairs():
         # that keep pair 0, against dynamic PI, derived below from the saved run and the rules' divisors
         r" Of the dynamic runs, those that keep pair 0 and slow pairs 1 and 2 by ([\d.]+) or less all stay \*fine\* at"
         r" \$2L\$; dynamic PI, which halves all three, does not\."
+        # fix pass 282 (read r278b #6): the head and the divisors, checked below
+        r" In chapter 8's heads, .+? with betas 32/1\."
         r" So these runs do not show (which fast"
         r" pair's slowing raises the loss)\.$",
         block(COSTS),
@@ -6739,6 +6774,31 @@ def test_worked_example_names_two_costs_of_slowing_pairs():
             assert not any(fine_seeds), (arm, fine_seeds)  # "does not" stay fine, in any seed
     assert len(keepers) == len(dynamic_runs) - 1 >= 4, keepers  # every other dynamic run keeps pair 0
     assert abs(largest - float(at_most)) < 1e-3, largest  # "1.5 or less": the largest such divisor is 1.5 itself
+    # fix pass 282 (read r278b #6, unclear: "1.5 or less" had no head and no divisors): the head and each run's
+    # divisors of pairs 1 and 2 at 2L, as rounded on the page, from the rules the runs ran
+    costs = " ".join(block("Slowing pairs has costs: what chapter 8 measured").split())
+    ((width, head_base, listed),) = re.findall(
+        r"In chapter 8's heads, (\d+) wide with base ([\d ]+), these runs divide pairs 1 and 2 at \$2L\$ by (.+?)\. So",
+        costs,
+    )
+    assert int(width) == d and torch.allclose(
+        theta, posenc.rope_inv_freq(d, float(head_base.replace(" ", ""))).double()
+    )
+    arms = {"dynamic NTK": "rope+dynamic", "factor 2": "rope+dynamic f2", "dynamic YaRN": "rope+yarn"}
+    arms |= {"betas 32/1": "rope+yarn b32"}
+    pairs = re.findall(r"([\d.]+) and ([\d.]+) (?:under|with) ([\w /]+?)(?:,|$)", listed.replace(", and ", ", "))
+    assert [p[2] for p in pairs] == list(arms), pairs
+    for one, two, name in pairs:
+        overrides = dynamic_runs[arms[name]] or {}
+        scaling = base_scaling.get(arms[name]) or overrides["scaling"]
+        extra = {k: v for k, v in overrides.items() if k != "scaling"}
+        rule, seq_len = experiment_scaling(config, scaling, 2 * L, **extra)
+        divisors = theta / rule.inv_freq(d, seq_len=seq_len)[0].double()
+        for said_div, got in ((one, divisors[1]), (two, divisors[2])):
+            assert round(float(got), len(said_div.split(".")[1]) if "." in said_div else 0) == float(said_div), (
+                name,
+                divisors,
+            )
     for arm in ("pi fixed", "yarn fixed"):
         assert config["sensitivity"][arm]["factor"] == float(main_factor), arm
         at_l = [metrics[f"rope+{arm}"][s]["loss_at_L"] for s in seeds]
@@ -7804,7 +7864,7 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
     assert "| *extension factor* $s$ | the configuration's `factor` |" in paragraphs_longer[3], longer
     assert paragraphs_longer[4:] == [
         # fix pass 258 (read r253b #4); fix pass 258b (read r258b #1: the clash named, not resolved): which s is whose
-        "This page keeps $s$ for `factor`; chapter 8, and one section of chapter 7, write $s$ for the stretch.",
+        # fix pass 282 (read r278b #3, unclear: the notation clash on the main line): the note is the Letters section's
         # fix pass 279 (reads r275a #3 and r275b #2): the Llama 3.1 head and its pair numbers moved to the example
         " ".join((SLOW_PAIR_CLAUSE, FASTEST_PAIR_LINES)),
         "",
@@ -7860,8 +7920,8 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
         # the stretch"'s (test_dynamic_rules_put_the_stretch_in_factors_place_or_combine_the_two)
         r" \$s\$ \| the (configuration's `factor`) \| the configuration \| \|"
         r" \*effective factor\* \| what a rule divides the (slowest) pair's frequency by \|"
-        r" the rule, and for a dynamic rule also the input \| This page keeps \$s\$ for `factor`; chapter 8, and one"
-        r" section of chapter 7, write \$s\$ for the stretch\. "
+        # fix pass 282 (read r278b #3): the note on s left the main line for the Letters section
+        r" the rule, and for a dynamic rule also the input \| "
         + re.escape(" ".join((SLOW_PAIR_CLAUSE, FASTEST_PAIR_LINES)))  # pass 279
         + "$",
         top,
@@ -7880,7 +7940,7 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
         r" "
         + re.escape(YARN_FASTEST_ROW)
         # fix pass 279 (reads r275a #3 and r275b #2): the head and its pair numbers, moved here from the opening
-        + re.escape(" " + LLAMA_HEAD + " " + LLAMA_FAST_NOT_KEPT)
+        + re.escape(" " + LLAMA_HEAD + " " + LLAMA_FAST_NOT_KEPT + " " + YARN_FEWER_16L)  # fix pass 282 (r278a #2, #3)
         + "$",
         visible.strip(),
     )
@@ -8207,7 +8267,8 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
     # fix pass 244: the pair-2 clause is a sentence of its own (read r243b #1), one more ". "
     # fix pass 273 (read r270b #1, omission): the dynamic runs that keep pair 0, one more ". "
     # fix pass 281 (read r277a #3): dynamic PI's retrieval at 2L, 4L and 8L, one more ". "
-    assert "and finds two costs. With `factor` fixed at" in costs and costs.count(". ") == 7
+    # fix pass 282 (read r278b #6): the head and the runs' divisors of pairs 1 and 2, one more ". "
+    assert "and finds two costs. With `factor` fixed at" in costs and costs.count(". ") == 8
     assert (
         "*Dynamic YaRN* keeps pairs 0 and 1, the two fastest, and its loss at $2L$ is about 0.73, *fine*,"
         " with or without its attention factor. It also slows pair 2," in costs
@@ -8628,6 +8689,10 @@ def test_fine_tuned_row_and_the_runs_names():
         " At $8L$, each loss grade in chapter 8's table holds in every seed of its saved run. At $4L$, five runs change"
         " grade between seeds: plain RoPE, dynamic PI, dynamic YaRN with betas 32/1, dynamic NTK with factor 2, and"
         " FIRE."
+        # fix pass 282 (read r278b #5): the list is the saved run's; two seeds near the bound (checked in
+        # test_chapter_8_grades_seed_by_seed_at_8l_and_4l)
+        " This list comes from this one saved run: at $4L$, seed 3 of dynamic YaRN and seed 0 of dynamic NTK with"
+        " factor 2 lie within about 0.001 nats above the *fine* bound."
     )
     config = load_results("extrapolation", check=False)["config"]
     assert config["finetune"]["methods"] == ["rope", "pi", "yarn"]
@@ -8827,8 +8892,22 @@ def test_models_named_for_alibi_axial_rope_and_sliding_windows():
     )  # half the pairs' frequencies for one axis, half for the other
     assert row("axial 2-D RoPE").startswith(
         "| axial 2-D RoPE | 轴向二维 RoPE | RoPE for image patches: half the pairs turn with the row, half with the"
-        " column |"
+        " column."
     )
+    # fix pass 282 (read r278b #8, omission: a vision encoder's 2-D RoPE read as M-RoPE): two rotary modules, the
+    # vision one axial, the language model's M-RoPE with its mrope_section
+    assert "In Qwen2-VL and Qwen3-VL, the vision encoder's 2-D RoPE is separate from the language model's *M-RoPE*" in (
+        row("axial 2-D RoPE")
+    )
+    import transformers.models.qwen2_vl.modeling_qwen2_vl as q2
+    import transformers.models.qwen3_vl.modeling_qwen3_vl as q3
+
+    assert "axial" in inspect.getsource(q2.Qwen2VLVisionRotaryEmbedding) and "axial" in inspect.getsource(
+        q3.Qwen3VLVisionRotaryEmbedding
+    )
+    assert "mrope_section" in inspect.getsource(q2.Qwen2VLRotaryEmbedding)
+    assert "mrope_section" in inspect.getsource(q3.Qwen3VLTextRotaryEmbedding)
+    assert "mrope" not in inspect.getsource(q2.Qwen2VLVisionRotaryEmbedding)
     assert (
         "rope type `axial` in transformers. Heo et al. 2024 also study a variant with learned mixed frequencies."
         in " ".join(encodings.split())
@@ -9987,14 +10066,17 @@ def test_long_term_decay_rows_verdict_is_the_blocks():
     test_an_isotropic_unrelated_keys_score_has_one_distribution_at_every_distance; recomputed here in short: in a head
     128 wide of base 10 000, the matching key's expected score 2 sum cos(r theta_i) falls doubling by doubling up to
     the one that holds half the base, where it is about zero, while single distances rise somewhere before it."""
-    ((holds_for, share, unrelated),) = re.findall(
-        r"\| RoFormer's claim that RoPE's scores fall with distance\. Chapter 5 finds it holds for a \*(matching key)\*"
+    ((row_width, row_base, holds_for, share, unrelated),) = re.findall(
+        # fix pass 282 (read r278a #4): the head named, its width and base checked against the block's below
+        r"\| RoFormer's claim that RoPE's scores fall with distance\. Chapter 5 finds, in its head of width (\d+) and"
+        r" base ([\d ]+), that it holds for a \*(matching key)\*"
         r" only on average over each doubling of the distance, up to about (half) the base, and (not for an unrelated"
         r" key) \|",
         row("long-term decay"),
     )
     decay = block("RoFormer's bound, and what chapter 5 finds about the decay")
     assert "a *matching key*'s score falls to about zero near half the base, on average over each doubling" in decay
+    assert f"- In chapter 5's {row_width}-wide heads of base {row_base}, a *matching key*" in decay  # fix pass 282
     assert "- Distance by distance, the score does not fall steadily." in decay
     assert "- An *isotropic* unrelated key's score has the same distribution at every distance." in decay
     assert holds_for == "matching key" and unrelated == "not for an unrelated key"
@@ -10063,3 +10145,65 @@ def test_gemma_3_reads_an_older_files_local_base():
     from transformers.models.gemma3 import configuration_gemma3
 
     assert 'kwargs.pop("rope_local_base_freq"' in inspect.getsource(configuration_gemma3)
+
+
+def test_yarn_keeps_fewer_pairs_and_llama_reaches_16l_282():
+    """fix pass 282 (read r278a #2, #3, unclear): the main line's "YaRN keeps fewer, pairs 0 to 18. Llama 3.1 is
+    configured for inputs of up to $16L$ with this `factor`." Transformers' yarn with default betas keeps pairs 0 to 18
+    of Llama 3.1's head, llama3 keeps 0 to 28; Llama 3.1's file allows 16 times its original length at factor 8."""
+    from transformers import LlamaConfig
+    from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
+
+    assert YARN_FEWER_16L in " ".join(page().split())
+    d, base, L, s = llama31_head()
+    plain = base ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)
+    kept = {}
+    for kind, extra in (("yarn", {}), ("llama3", {"low_freq_factor": 1.0, "high_freq_factor": 4.0})):
+        rp = {"rope_type": kind, "rope_theta": base, "factor": s, "original_max_position_embeddings": L, **extra}
+        cfg = LlamaConfig(
+            hidden_size=d * 2, num_attention_heads=2, head_dim=d, max_position_embeddings=16 * L, rope_parameters=rp
+        )
+        inv, _ = ROPE_INIT_FUNCTIONS[kind](cfg, "cpu")
+        divisor = plain / inv.double()
+        kept[kind] = max(i for i in range(d // 2) if abs(divisor[i] - 1) < 1e-4)
+    assert kept == {"yarn": 18, "llama3": 28}, kept
+    llama = MODEL_ROPE_CONFIGS["llama-3.1-8b"]
+    rs = llama["rope_scaling"]
+    assert llama["max_position_embeddings"] == 16 * rs["original_max_position_embeddings"] and rs["factor"] == 8
+
+
+def test_betas_bounds_exactly_at_a_pair_282():
+    """fix pass 282 (read r278b #2): the betas row's "at most `beta_slow`" and the block's bullet "A pair that turns
+    exactly `beta_fast` or `beta_slow` times is kept or divided as the *betas* row says when `truncate` is off. With
+    `truncate` on, the rounding of a float can leave that pair in the *ramp*." Checked at the bounds over a sweep."""
+    from transformers import LlamaConfig
+    from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
+
+    assert "those that turn at most `beta_slow` times are divided by $s$ |" in row("betas")
+    assert "With `truncate` on, the rounding of a float can leave that pair in the *ramp*." in " ".join(page().split())
+
+    def div(d, b, L, s, bf, bs, trunc):
+        rp = {
+            "rope_type": "yarn",
+            "rope_theta": b,
+            "factor": s,
+            "beta_fast": bf,
+            "beta_slow": bs,
+            "original_max_position_embeddings": L,
+            "truncate": trunc,
+        }
+        cfg = LlamaConfig(
+            hidden_size=d * 2, num_attention_heads=2, head_dim=d, max_position_embeddings=int(L * s), rope_parameters=rp
+        )
+        inv, _ = ROPE_INIT_FUNCTIONS["yarn"](cfg, "cpu")
+        return (b ** (-torch.arange(0, d, 2, dtype=torch.float64) / d) / inv.double()).tolist()
+
+    off_ok, on_ramped = True, False
+    for d, b, L in ((16, 1e4, 64), (16, 5e5, 64), (64, 1e4, 8192), (128, 5e5, 8192)):
+        for j in range(1, d // 2):
+            t = L * b ** (-2 * j / d) / (2 * math.pi)
+            off_ok &= abs(div(d, b, L, 2.0, 1e6, t, False)[j] - 2) < 1e-5  # exactly beta_slow: divided
+            off_ok &= abs(div(d, b, L, 2.0, t, t / 1e6, False)[j] - 1) < 1e-5  # exactly beta_fast: kept
+            on = (div(d, b, L, 2.0, 1e6, t, True)[j], div(d, b, L, 2.0, t, t / 1e6, True)[j])
+            on_ramped |= 1 + 1e-5 < on[0] < 2 - 1e-5 or 1 + 1e-5 < on[1] < 2 - 1e-5
+    assert off_ok and on_ramped

@@ -2331,7 +2331,9 @@ def test_the_code_block_points_to_reading_model_code_for_partial_rotary_and_qk_n
     reading = re.sub(r"\s+", " ", (ROOT / "book" / "reading_code.md").read_text(encoding="utf-8"))
     # fix pass 281 (reads r277a #2 and r277b #5 on reading_code.md, unclear: the point was made three times): the
     # opening table's row and one fine-print bullet keep it
-    assert "most rules then space the frequencies over that rotated width $d_{\\text{rot}}$" in reading
+    # fix pass 282 (reads r278a #4 and r278b #5 on reading_code.md, unclear: a formula before its symbols): the row
+    # keeps its words without b^(-2i/d_rot)
+    assert "most rules then space the frequencies over the rotated width |" in reading
     assert "plain RoPE and most scaling rules take $d$ as the width of that part." in reading
     assert "Qwen3 and Gemma 3 normalise each head's query and key, apply a learned weight, then rotate." in reading
     assert "Llama 4 Scout normalises after the rotation" in reading

@@ -4118,7 +4118,9 @@ def _yarn_defaults_caution() -> None:
         # fix pass 281 (glossary reads r277a #2 and r277b #2, unclear: "more than" for YaRN's bound, "at least" for
         # llama3's, though both are non-strict in the code): "at least", checked in test_glossary_page's
         # test_main_line_names_each_rules_bound_in_turns_in_l
-        "pairs that turn at least `beta_fast` times are kept, and those that turn fewer than `beta_slow` times are"
+        # fix pass 282 (glossary read r278b #2): "at most `beta_slow`", tested in
+        # test_betas_bounds_exactly_at_a_pair_282
+        "pairs that turn at least `beta_fast` times are kept, and those that turn at most `beta_slow` times are"
         " divided by $s$ |"
     ) in glossary
     # fix pass 267 (glossary reads r266 #6 and r266b #3, unclear: a code caveat in the row's definition): the sentence
@@ -9066,7 +9068,10 @@ def test_glossary_rows_follow_the_chapters():
     # fix pass 281 (glossary read r277b #5, unclear: the row gave the claim, not chapter 5's verdict): the verdict in
     # chapter 5's words, quoted just above
     assert (
-        "| RoFormer's claim that RoPE's scores fall with distance. Chapter 5 finds it holds for a *matching key* only"
+        # fix pass 282 (glossary read r278a #4, overstated mild: the verdict read as any head's):
+        # chapter 5's head named, d = 128 and b = 10^4, as chapter 5 states just above
+        "| RoFormer's claim that RoPE's scores fall with distance. Chapter 5 finds, in its head of width 128 and base"
+        " 10 000, that it holds for a *matching key* only"
         " on average over each doubling of the distance, up to about half the base, and not for an unrelated key |"
     ) in glossary
     assert (
