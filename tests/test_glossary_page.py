@@ -2932,9 +2932,11 @@ def test_a_fixed_rule_divides_the_slowest_pair_by_s_when_it_turns_fewer_times_th
     text = page()
     assert (
         "<details><summary>When a rule's effective factor is s or the stretch</summary> PI and NTK-aware scaling"
-        " divide the slowest pair by $s$ at every length. `llama3` and YaRN do so only when that pair turns fewer times"
-        " in $L$ than their lower bound, `low_freq_factor` or `beta_slow`. Llama 3.1's bound and YaRN's default are"
-        " both 1, so there the slowest pair must turn less than once in $L$." in text
+        # fix pass 283 (reads r279a #1 and r279b #3, unclear: "fewer" against the betas row's "at most"; transformers'
+        # llama3 divides a pair at exactly low_freq_factor turns by s, its smooth weight being 0 there)
+        " divide the slowest pair by $s$ at every length. `llama3` and YaRN do so only when that pair turns at most as"
+        " many times in $L$ as their lower bound, `low_freq_factor` or `beta_slow`. Llama 3.1's bound and YaRN's"
+        " default are both 1, so there the slowest pair must turn at most once in $L$." in text
     )
     # dynamic YaRN is YaRN with the factor set to the stretch, so the same condition holds
     assert "Dynamic YaRN's effective factor is the stretch under the same condition on `beta_slow`." in text

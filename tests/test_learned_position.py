@@ -905,7 +905,8 @@ lesson_279_r280 = (
 lesson_279 = (
     "A trigram model, which predicts each symbol from the two before it, scores 0.72 nats on the filler. - Predicting"
     " the filler: KERPLE and ALiBi come within 0.1 nats of the trigram; the other four do not. - Finding passkeys:"
-    " FIRE, CoPE, T5 and the model without position encoding find every one in both columns; KERPLE finds 95 % or"
+    " a passkey is the input's only digit, so content alone can find it. FIRE, CoPE, T5 and the model without"
+    " position encoding find every one in both columns; KERPLE finds 95 % or"
     " more on its mean, ALiBi fewer. So only KERPLE does well at both, on its five-seed mean; one of its seeds finds"
     " under 95 %."
 )
@@ -1988,8 +1989,10 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
         # below)
         "Chapter 8's trained FIRE models show the effect of a later query's smaller $u$. They were trained on 64-token"
         " inputs. Their learned thresholds ended below 511, as the block shows, and every saved curve falls with"
-        " distance. So query 511 gives every key 1 to 63 back a smaller $u$ than query 63 does, and a higher"
-        " bias. The figure below draws this lift for one head."
+        # fix pass 283 (read r279b #1, unclear: the higher bias read as derived from curves that fall over each
+        # query's own points; it is measured, the gains below in all 40 heads): a sentence of its own
+        " distance. So query 511 gives every key 1 to 63 back a smaller $u$ than query 63 does. The saved biases show"
+        " that it also gives each of them a higher bias. The figure below draws this lift for one head."
     )  # fix pass 276 (my review): the 41-word sentence split, its reason a sentence of its own
     # fix pass 276 (my review: one 41-word sentence split in two, the reason as its own short sentence)
     stake_275 = (
@@ -2169,8 +2172,9 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
     # fix pass 274 (reads r271a #3 and r271b #2): two sentences, the effect, then the lift drawn below
     # fix pass 275 (reads r272a #4 and r272b #3): three, the lift's stake last (stake_275)
     assert (
-        len(re.findall(r"[.:;] (?=[A-Z])", lesson)) + 1 == 5
+        len(re.findall(r"[.:;] (?=[A-Z])", lesson)) + 1 == 6
     )  # fix pass 280 (reads r276a #4 and r276b #2): five, the share and its untested cause in the block
+    # fix pass 283 (read r279b #1): six, the measured higher bias a sentence of its own
     # fix pass 276: four, the stake's reason its own sentence; fix pass 279 (read r275a #1): six, with the filler's
     # gloss second and the untested cause last
     # fix pass 221: the weight moved, the fall with u, the lift, the key one back, the own token; 249: its size;
@@ -2295,7 +2299,9 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
                 assert bool((u_row.diff() > 0).all()), (c_value, l_thr, query)
     assert trained_main.index(effect) < (
         # fix pass 281: "So ... and a higher bias", after the thresholds and the fall with u
-        trained_main.index("So query 511 gives every key 1 to 63 back a smaller $u$ than query 63 does, and a higher")
+        # fix pass 283 (read r279b #1, unclear: the higher bias does not follow from curves falling over each query's
+        # own points; it is measured, cell 65's lift in all 40 heads): "The saved biases show that it also gives ..."
+        trained_main.index("So query 511 gives every key 1 to 63 back a smaller $u$ than query 63 does. The saved")
     )  # fix pass 280: the lift, after the fall with u
     assert "the two queries the run saved" not in text  # fix pass 266 (read r265b #2): jargon
     # fix pass 266 (read r265 #1, overstated by implication): the lost share's effect on FIRE's loss, once, as not
@@ -2439,7 +2445,8 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
     # fix pass 274: the key one back's smallest gain and the own token's kept bias open the block's share paragraph
     # fix pass 280 (reads r276a #4 and r276b #2): the lift follows the fall with u, as "so a higher bias"
     # fix pass 281 (reads r277a #3 and r277b #2): "So ..., and a higher bias", after the learned thresholds
-    first = flat_main_fire.index("So query 511 gives every key 1 to 63 back a smaller $u$ than query 63 does, and a")
+    first = flat_main_fire.index("So query 511 gives every key 1 to 63 back a smaller $u$ than query 63 does. The")
+    assert "The saved biases show that it also gives each of them a higher bias." in flat_main_fire  # fix pass 283
     smallest = fire_block.index("From query 511, the key one back gets the smallest gain, and the own token keeps")
     assert "the bias from query 63 or query 511 falls" not in text
     assert "The key one back gains the least" not in text
@@ -4130,8 +4137,10 @@ def test_trained_counts_sentence_rests_on_the_live_asserts():
     # RoPE model is the result this padding may favour
     takeaways = " ".join(main[main.index("## Takeaways") : main.index("## Exercises")].split())
     scoped = (
-        "CoPE counts what its gates select. On a small counting task, in this chapter's run, it finds the second and"
-        " third sentence back far more often than a one-layer RoPE model."
+        # fix pass 283 (read r279a #4, unclear: "this chapter's run" could be the live seed; the claim is the saved
+        # run's)
+        "CoPE counts what its gates select. On a small counting task, in the saved ten-seed run, it finds the second"
+        " and third sentence back far more often than a one-layer RoPE model."
     )
     assert scoped in takeaways and "unmasked left padding" in flat
     # CoPE's main line (read r169: the library's bfloat16 defect stood only in a block; read r170: a takeaway must
@@ -7083,7 +7092,10 @@ def test_shared_scale_figure_says_what_flattens_it_and_where_fires_lift_shows():
     text, flat, main = _chapter_views()
     said = (
         "The figure below draws chapter 8's heads for four methods, seen from the last query. One vertical scale lets"
-        " their sizes compare. It fits T5's, KERPLE's and FIRE's curves, so their shapes show. ALiBi's two steeper"
+        # fix pass 283 (read r279a #3, overstated: T5's heads vary by about 2.5 logits on the shared scale, so its shape
+        # barely shows): "so KERPLE's and FIRE's shapes show; T5's steps stay small on it" (T5's span checked below)
+        " their sizes compare. It fits T5's, KERPLE's and FIRE's curves, so KERPLE's and FIRE's shapes show; T5's steps"
+        " stay small on it. ALiBi's two steeper"
         " heads run off the bottom of it. FIRE's lift shows in the FIRE section's figure of a trained head, drawn from"
         " queries 63 and 511 over the 64 nearest keys."
     )
@@ -7114,6 +7126,8 @@ def test_shared_scale_figure_says_what_flattens_it_and_where_fires_lift_shows():
         margin = (max(three) - min(three)) / 20  # the figure's cell: the scale fitted to these three, a 5 % margin
         low, high = min(three) - margin, max(three) + margin
         assert "margin = (max(three) - min(three)) / 20" in panels_src and "ax.set_ylim(low, high)" in panels_src
+        # fix pass 283: "T5's steps stay small on it": T5's widest head spans under a quarter of the scale
+        assert max(curve.max() - curve.min() for curve in heads["t5"]) < (high - low) / 4
         for m in ("kerple", "fire"):  # "their shapes show": each method's widest head spans over half the scale
             assert max(curve.max() - curve.min() for curve in heads[m]) > (high - low) / 2, m
         steepest = -alibi_slopes(config["model"]["n_heads"])[0].item() * (config["eval_lengths"][-1] - 1)
