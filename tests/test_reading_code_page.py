@@ -7257,7 +7257,9 @@ def test_bfloat16_figure_draws_the_three_paths():
     to_8l, to_16l = float(model_to["one_back"][: 8 * 8192 + 1].max()), float(model_to["one_back"].max())
     assert round(to_8l, 3) == 0.002 and round(to_16l, 3) == 0.006, (to_8l, to_16l)
     f32_8l = float(f32["one_back"][: 8 * 8192 + 1].max())  # transformers' float32 path, a key one back, up to 8L
-    assert round(f32_8l, 3) == 0.003 and to_8l < f32_8l, (to_8l, f32_8l)
+    # "about three thousandths" as a range (0.0034 here): it rests on torch's float32 pow, where one ulp in a theta can
+    # move a key one back's worst product rounding, so no rounding edge 0.0001 away is asserted
+    assert 0.0025 < f32_8l < 0.004 and to_8l < f32_8l, (to_8l, f32_8l)
     # "p theta_i is exact in float32 while p < 2^16 = 8L; past that, forming the angles in float32 rounds too"
     assert 2**16 == 8 * 8192
     rounded32 = theta32.bfloat16().float()
