@@ -10180,27 +10180,23 @@ def test_betas_bounds_exactly_at_a_pair_282():
     """fix pass 282 (read r278b #2): the betas row's "at most `beta_slow`" and the block's bullet "A pair that turns
     exactly `beta_fast` or `beta_slow` times is kept or divided as the *betas* row says when `truncate` is off. With
     `truncate` on, the rounding of a float can leave that pair in the *ramp*." Checked at the bounds over a sweep."""
-    from transformers import LlamaConfig
-    from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
-
     assert "those that turn at most `beta_slow` times are divided by $s$ |" in row("betas")
     assert "With `truncate` on, the rounding of a float can leave that pair in the *ramp*." in " ".join(page().split())
 
     def div(d, b, L, s, bf, bs, trunc):
-        rp = {
-            "rope_type": "yarn",
-            "rope_theta": b,
-            "factor": s,
-            "beta_fast": bf,
-            "beta_slow": bs,
-            "original_max_position_embeddings": L,
-            "truncate": trunc,
-        }
-        cfg = LlamaConfig(
-            hidden_size=d * 2, num_attention_heads=2, head_dim=d, max_position_embeddings=int(L * s), rope_parameters=rp
+        """Each pair's divisor under transformers' `yarn` (:func:`hf_inv_freq`): plain frequency over scaled."""
+        yarn = hf_inv_freq(
+            d,
+            max_position_embeddings=int(L * s),
+            rope_type="yarn",
+            rope_theta=b,
+            factor=s,
+            beta_fast=bf,
+            beta_slow=bs,
+            original_max_position_embeddings=L,
+            truncate=trunc,
         )
-        inv, _ = ROPE_INIT_FUNCTIONS["yarn"](cfg, "cpu")
-        return (b ** (-torch.arange(0, d, 2, dtype=torch.float64) / d) / inv.double()).tolist()
+        return (posenc.rope_inv_freq(d, b, dtype=torch.float64) / yarn.double()).tolist()
 
     off_ok, on_ramped = True, False
     for d, b, L in ((16, 1e4, 64), (16, 5e5, 64), (64, 1e4, 8192), (128, 5e5, 8192)):

@@ -7667,21 +7667,13 @@ def test_betas_row_bounds_and_the_clamp_at_pair_0():
     assert "Transformers also keeps pair 0 whenever it turns fewer than `beta_fast` times." in row
     assert "Only at bases far below real models', such as 2, can it divide a pair that turns `beta_fast` times" in row
     pytest.importorskip("transformers", minversion="5.24")  # the book's version
-    from transformers import LlamaConfig
-    from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
 
     def yarn(base, d, L, fast, slow, truncate=True, s=8.0):
+        """transformers' `yarn` frequencies (:func:`hf_inv_freq`) and the plain ones, posenc's, which equal the ones
+        transformers computes for its kept pairs bit for bit (the same float32 ops)."""
         params = dict(rope_type="yarn", rope_theta=base, factor=s, original_max_position_embeddings=L)
         params.update(beta_fast=fast, beta_slow=slow, truncate=truncate)
-        config = LlamaConfig(
-            head_dim=d,
-            hidden_size=2 * d,
-            num_attention_heads=2,
-            max_position_embeddings=int(L * s),
-            rope_parameters=params,
-        )
-        plain = 1.0 / (base ** (torch.arange(0, d, 2, dtype=torch.int64).float() / d))
-        return ROPE_INIT_FUNCTIONS["yarn"](config, "cpu")[0], plain
+        return hf_inv_freq(d, max_position_embeddings=int(L * s), **params), posenc.rope_inv_freq(d, base)
 
     base, d, L = 10000.0, 128, 8192
     exact_kept = 0
