@@ -84,7 +84,10 @@ SLOW_PAIR_CLAUSE = (
     # fix pass 280 (reads r276a #1 and r276b #1, unclear: two near-identical thresholds, L - 1 here and L in the rules'
     # turns in L, met the learner on the main line): the main line says "over a training input"; the rows keep the
     # exact L - 1, and the block "Turns in L and the fast pairs' distances" says which count it means
-    "A *slow pair* turns less than once over a training input. In a decoder, whose keys sit at or"
+    # fix pass 285 (reads r280a #2 and r280b #1, unclear: "over a training input" counted over L - 1 here and over L
+    # for the rules' bounds): one count on the main line, turns in L, the code's; the rows keep L - 1, and the block
+    # "Turns in L and the fast pairs' distances" says the two counts sort Llama 3.1's pairs alike
+    "A *slow pair* turns less than once in $L$ positions. In a decoder, whose keys sit at or"
     " behind their query, training then showed it only one arc of its circle."
 )
 #: the longer-inputs primer's lesson, its first sentence (read r191: lesson first, PI slows the fastest pairs, `llama3`
@@ -118,8 +121,9 @@ FASTEST_PAIR_LINES = (
     # fix pass 266 (read r265 #1, overstated: "training showed it the whole circle", though training shows a grid of
     # angles theta_i apart, 57 degrees for pair 0): the block's words, "at most $\theta_i$ apart" (checked in
     # test_fast_pairs_trained_angles_go_all_the_way_round)
-    "A *fast pair* turns at least once, so its trained angles go all the way round the circle, at most $\\theta_i$"
-    " apart."
+    # fix pass 285 (reads r280a #2 and r280b #1): "at least once in $L$", the main line's one count
+    "A *fast pair* turns at least once in $L$, so its trained angles go all the way round the circle, at most"
+    " $\\theta_i$ apart."
     # fix pass 279 (reads r275a #3 and r275b #2, unclear: six ideas and three index ranges in one paragraph, *kept*
     # and *ramp* used before any definition): one idea, the slow pairs divided and the fastest kept, each term glossed
     # where first used; the Llama 3.1 pair numbers moved to the example's main line, :data:`LLAMA_FAST_NOT_KEPT`
@@ -135,8 +139,8 @@ FASTEST_PAIR_LINES = (
     # "at least" for one bound, "more than" for the other, though both are non-strict in the code): one count, "over a
     # training input", with the exact L against L - 1 in the block "Turns in L and the fast pairs' distances", and
     # "at least" for both (checked on transformers' code in test_main_line_names_each_rules_bound_in_turns_in_l)
-    " `llama3` keeps the pairs that turn at least 4 times over a training input, YaRN by default those that turn at"
-    " least 32 times."
+    # fix pass 285 (reads r280a #2 and r280b #1): "in $L$", the count the code uses, for both bounds
+    " `llama3` keeps the pairs that turn at least 4 times in $L$, YaRN by default those that turn at least 32 times."
 )
 #: the main line's example right after :data:`FASTEST_PAIR_LINES` (fix pass 272, read r269b #3, unclear: the hardest
 #: sentence's example was only in a block): its numbers derived in
@@ -144,7 +148,12 @@ FASTEST_PAIR_LINES = (
 #: fix pass 279 (reads r275a #3 and r275b #2): moved from the section's opening to the example's main line, right
 #: after its fastest-pair table, the ramp in the same sentence; the one main-line statement of these numbers
 YARN_FEWER_16L = (
-    "YaRN keeps fewer, pairs 0 to 18. Llama 3.1 is configured for inputs of up to $16L$ with this `factor`."
+    # fix pass 285 (reads r280a #1 and r280b #2, unclear: "enough for inputs up to about 8L", then "configured for
+    # inputs of up to 16L", met the learner as a contradiction): one sentence reconciles them with the worked
+    # example's own facts (checked in test_worked_example_reads_the_trained_length_and_the_shipped_config_a_larger_one)
+    "YaRN keeps fewer, pairs 0 to 18. Llama 3.1 is configured for inputs up to $16L$ with this `factor`. Past about"
+    " $8L$ its slowest pair meets angles that training at $L$ never showed, but Llama 3.1 went on training on inputs"
+    " up to $16L$."
 )
 LLAMA_FAST_NOT_KEPT = "In that head, pairs 0 to 34 are fast, but `llama3` keeps only pairs 0 to 28 and ramps 29 to 34."
 #: the sentence right before :data:`LLAMA_FAST_NOT_KEPT` (fix pass 274, reads r271a #3 and r271b #2, unclear: the main
@@ -159,13 +168,21 @@ LLAMA_HEAD = "Llama 3.1 has heads 128 wide, a base of half a million and a train
 #: fix pass 281 (read r277b #6, unclear: the bullet did not say why the code divides every pair there, against the
 #: betas row): the reason, the clamp `min(high, dim - 1)`, checked in
 #: :func:`test_yarn_divides_every_pair_where_its_kept_end_passes_the_clamp`
+#: fix pass 285 (read r280a #3, unclear: about 20 lines of a transformers edge case far from any definition): the
+#: bullet keeps the essential fact in four lines; the clamp's reason, :data:`CLAMP_WHY`, the toy head and the exact
+#: bounds moved to the nested block :data:`YARN_EDGES`, each claim's check unchanged
 NEW_PAIR_0 = (
-    "transformers' code keeps pair 0 unless the base is far below real models', such as 2. With `truncate`, it divides"
-    " pair 0 only when $L \\ge 2\\pi b^2$ times `beta_fast`, and then it divides every pair by $s$, although every"
-    " pair then turns more than `beta_fast` times and the *betas* row would keep them all. The cause is the clamp"
-    " `min(high, dim - 1)`: it bounds the ramp's divided end by the rotated width `dim`, not by the last pair, and the"
-    " kept end has no upper bound. Here the kept end passes the divided one, so the ramp runs backwards. The next"
-    " bullet shows another case where the code departs from the rule in the *betas* row."
+    "transformers' code divides pair 0 only in a head whose base is far below real models', such as 2: with"
+    " `truncate`, exactly when $L \\ge 2\\pi b^2$ times `beta_fast`, and then it divides every pair by $s$."
+)
+#: the nested block under the Longer-inputs "In models and code" (fix pass 285, read r280a #3)
+YARN_EDGES = "YaRN's code at its edges: the clamp, a toy head and exact bounds"
+#: its first bullet, the old bullet's reason for dividing every pair (fix pass 281, read r277b #6), words kept
+CLAMP_WHY = (
+    "- Where transformers' `yarn` divides pair 0, every pair turns more than `beta_fast` times, and the *betas* row"
+    " would keep them all. The cause is the clamp `min(high, dim - 1)`: it bounds the ramp's divided end by the"
+    " rotated width `dim`, not by the last pair, and the kept end has no upper bound. Here the kept end passes the"
+    " divided one, so the ramp runs backwards."
 )
 #: the block "Turns in L and the fast pairs' distances", its sentence with both counts as inequalities (read r192: two
 #: near-identical criteria, $(L - 1)\theta_i$ and $L\theta_i$ against a turn, met the learner in three rows; read r197:
@@ -190,7 +207,8 @@ FAST_ROW_ROUND = r" Its trained angles then go all the way round the circle, at 
 LONGER_LESSON = (
     # fix pass 240 (read r239 #2: slow pairs exist in encoders too; the decoder only makes the distances one-way, which
     # the slow pair's paragraph says)
-    "Some of RoPE's pairs turn less than once over a training input. A long enough input would turn them"
+    # fix pass 285 (reads r280a #2 and r280b #1): "over a model's trained length", no count that could be L - 1
+    "Some of RoPE's pairs turn less than once over a model's trained length. A long enough input would turn them"
     " past the angles training showed. Most rules for longer inputs divide these pairs' frequencies, so that far keys"
     " get angles seen in training."
 )
@@ -674,10 +692,12 @@ def test_fast_pairs_trained_angles_go_all_the_way_round():
     assert step == "\\theta_i"
     # fix pass 266 (read r265 #1, overstated): the main line's "so its trained angles go all the way round the circle,
     # at most $\theta_i$ apart", the same step as the block's and the row's, checked by the sweep below
+    # fix pass 285 (reads r280a #2 and r280b #1): the main line counts "at least once in $L$", L theta_i >= 2 pi,
+    # not the row's L - 1; the sweep below checks the gap under that count too, and the slow pair's one arc
     (main_step,) = re.findall(
-        r"A \*fast pair\* turns at least once, so its trained angles go all the way round the circle, at most"
-        r" \$(\\theta_i)\$ apart\.",
-        page(),
+        r"A \*fast pair\* turns at least once in \$L\$, so its trained angles go all the way round the circle, at"
+        r" most \$(\\theta_i)\$ apart\.",
+        " ".join(page().split()),
     )
     assert main_step == step and FASTEST_PAIR_LINES in page() and "showed it the whole circle" not in page()
     heads = [(d, b, L) for d in (8, 16, 32) for b in (10.0, 100.0, 10_000.0) for L in (7, 16, 50, 64)]
@@ -691,7 +711,12 @@ def test_fast_pairs_trained_angles_go_all_the_way_round():
             if evaluate(inequality, L=L, theta=t):
                 assert float(gaps.max()) <= t + 1e-9, (d, b, L, t, float(gaps.max()))
                 fast_seen += 1
+            if L * t >= 2 * math.pi:  # the main line's count: at least one turn in L
+                assert float(gaps.max()) <= t + 1e-9, (d, b, L, t, float(gaps.max()))
+            else:  # a slow pair by the main line's count: its trained angles never pass a full turn, one arc
+                assert (L - 1) * t < 2 * math.pi - t + 1e-9, (d, b, L, t)
     assert fast_seen > 40, fast_seen
+    assert "A *slow pair* turns less than once in $L$ positions." in SLOW_PAIR_CLAUSE
 
 
 def test_fast_pair_rows_two_counts_pick_the_same_pairs_but_at_a_boundary():
@@ -1481,7 +1506,7 @@ def test_chapter_8_words_from_the_saved_run():
 
 
 def test_chapter_8_grades_seed_by_seed_at_8l_and_4l():
-    """The block :data:`C8_BLOCK`: "At $8L$, each loss grade in chapter 8's table holds in every seed of its saved run.
+    """The block :data:`C8_BLOCK`: "In this saved run, each loss grade in chapter 8's table at $8L$ holds in every seed.
     At $4L$, five runs change grade between seeds: plain RoPE, dynamic PI, dynamic YaRN with betas 32/1, dynamic NTK
     with factor 2, and FIRE." (fix pass 280, reads r276a #3 and r276b #4). Graded as the section's rows say, per seed,
     from the saved run: *breaks* above ln 28, *fine* within a tenth of a nat of the trigram's mean at the same length
@@ -1512,7 +1537,9 @@ def test_chapter_8_grades_seed_by_seed_at_8l_and_4l():
     assert split_runs(8 * L) == []
     names = [labels[run] for run in split_runs(4 * L)]
     text = block(C8_BLOCK)
-    assert "At $8L$, each loss grade in chapter 8's table holds in every seed of its saved run." in text
+    # fix pass 285 (read r280a #4, overstated mild: the 8L fact read as general, though two 4L seeds sit within 0.001
+    # nats of the bound): "In this saved run" first, as the 4L list's "this one saved run"
+    assert "In this saved run, each loss grade in chapter 8's table at $8L$ holds in every seed." in text
     ((count, said),) = re.findall(r"At \$4L\$, (\w+) runs change grade between seeds: ([^.]+)\.", text)
     said = said.replace(", and ", ", ").split(", ")
     assert len(said) == len(names) == {"five": 5}[count], (said, names)
@@ -2208,7 +2235,8 @@ def test_llama3_and_yarn_count_turns_over_one_position_more():
     assert "in *turns in $L$*" in row("Llama 3.1 scaling (`llama3`)") and "in *turns in $L$*" in row("betas")
     (count,) = re.findall(
         # fix pass 281 (reads r277a #1, #2 and r277b #2): the block says which count the main line's bounds use
-        r"For the bounds of `llama3` and YaRN it counts turns in \$L\$, \$([^$]+)\$, as their code does\.",
+        # fix pass 285 (reads r280a #2 and r280b #1): the main line's one count, for every pair, is the code's
+        r"The main line counts every pair's turns in \$L\$, \$([^$]+)\$, as the code of `llama3` and YaRN does\.",
         block("Turns in L and the fast pairs' distances"),
     )
     (inequality,) = re.findall(FAST_ROW_INEQUALITY + FAST_ROW_ROUND, row("fast pair"))
@@ -2263,7 +2291,8 @@ def test_llama3_and_yarn_count_turns_over_one_position_more():
     assert with_extra > 0, with_extra
     # Llama 3.1's head: the pairs turning at least once in L are the fast pairs, and they are pairs 0 to 34
     ((first, last),) = re.findall(
-        r"In Llama 3\.1's head the two counts agree: pairs (\d+) to (\d+) are fast and turn at least once in \$L\$,",
+        # fix pass 285 (reads r280a #2 and r280b #1): "sort Llama 3.1's pairs alike", the brief's words
+        r"The two counts sort Llama 3\.1's pairs alike: pairs (\d+) to (\d+) are fast and turn at least once in \$L\$,",
         page(),
     )
     width, base, trained, _ = llama31_head()
@@ -3156,24 +3185,28 @@ def test_betas_row_transformers_keeps_pair_0():
     # fix pass 275 (read r272b #1, overstated: "always keeps pair 0" fails with beta_fast below beta_slow): the two
     # conditions under which the code keeps it, each shown necessary by the sweep below
     pair_0_said = (
-        "- YaRN's *betas* are 32 and 1 by default, 2 and 1 in chapter 8's main runs. With `beta_fast` at least"
+        # fix pass 285 (read r280a #3, unclear: about 20 lines of a code edge case): the bullet says `truncate` first,
+        # then the essential fact, :data:`NEW_PAIR_0`, in four lines; the clamp's reason, :data:`CLAMP_WHY`, the toy
+        # head and the exact bounds sit in the nested block :data:`YARN_EDGES` (checked below and in
+        # test_betas_row_truncate_moves_the_ramps_ends_outward)
+        "- YaRN's *betas* are 32 and 1 by default, 2 and 1 in chapter 8's main runs. Its `truncate` in transformers,"
+        " true by default, moves the ramp's two ends outward to whole pairs; gpt-oss sets it to false. With"
         # fix pass 279 (read r275a #1, unclear: the old condition, a sufficient one, suggested pair 0 is divided in
         # other heads): the exact condition, L >= 2 pi b^2 beta_fast with truncate (swept below), met only by a tiny
         # base
-        " `beta_slow`, as in both, transformers' code keeps pair 0 unless the base is far below real models', such as"
-        " 2. With `truncate`, it divides pair 0 only when $L \\ge 2\\pi b^2$ times `beta_fast`, and then it divides"
-        # fix pass 281 (read r277b #6): why the code divides every pair there, the clamp
-        " every pair by $s$, although every pair then turns more than `beta_fast` times and the *betas* row would keep"
-        " them all. The cause is the clamp `min(high, dim - 1)`: it bounds the ramp's divided end by the rotated"
-        " width `dim`, not by the last pair, and the kept end has no upper bound. Here the kept end passes the divided"
-        " one, so the ramp runs backwards. The next bullet shows another case where the code departs from the rule in"
-        " the *betas* row."
-        " - YaRN's `truncate` in transformers,"
+        " `beta_fast` at least `beta_slow`, as in both, " + NEW_PAIR_0 + " - Llama 3.1 sets"
     )
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     terms = raw[raw.index("\n### Terms for longer inputs\n") :]
     terms = terms[: terms.index("\n#", 5)]
-    assert terms.rindex("<details>") == terms.index("<details><summary>In models and code</summary>")  # the last
+    # the last block of the section: fix pass 285 (read r280a #3), the nested YARN_EDGES, at the end of "In models and
+    # code", whose closing tag follows the nested one's
+    assert terms.rindex("<details>") == terms.index(f"<details><summary>{YARN_EDGES}</summary>")
+    assert terms.index("<details><summary>In models and code</summary>") < terms.rindex("<details>")
+    assert terms.rstrip().endswith("</details>\n\n</details>\n\n(glossary-scales)="), terms[-60:]
+    # fix pass 281 (read r277b #6): why the code divides every pair there, the clamp (checked in
+    # test_yarn_divides_every_pair_where_its_kept_end_passes_the_clamp)
+    assert block(YARN_EDGES).startswith(CLAMP_WHY)
     assert "pair 0" not in definition and "Transformers" not in definition, cells("betas")[2]
     assert pair_0_said in " ".join(models_block("### Terms for longer inputs").split())
     assert "`truncate` divides every pair but pair 0 by 4, and without it no pair is divided" in " ".join(
@@ -3315,7 +3348,8 @@ def test_betas_row_truncate_moves_the_ramps_ends_outward():
 
     block = models_block("### Terms for longer inputs")
     assert (
-        "- YaRN's `truncate` in transformers, true by default, moves the ramp's two ends outward to whole pairs;"
+        # fix pass 285 (read r280a #3): the betas bullet's second sentence
+        " Its `truncate` in transformers, true by default, moves the ramp's two ends outward to whole pairs;"
         " gpt-oss sets it to false." in " ".join(block.split())
     )
     import transformers.modeling_rope_utils as rope_utils
@@ -3330,11 +3364,14 @@ def test_betas_row_truncate_moves_the_ramps_ends_outward():
     ((what_if_fast, what_if_slow, what_if_turns),) = re.findall(
         # fix pass 267 (reads r266 #6 and r266b #3): the betas bullet ends with the row's old sentence on pair 0
         # fix pass 275 (read r272b #1, overstated: not "always"): that sentence with its two conditions
-        r"- YaRN's \*betas\* are \d+ and \d+ by default, \d+ and \d+ in chapter 8's main runs\. With `beta_fast` at"
-        # fix pass 279 (read r275a #1): the exact condition, met only by a tiny base
-        r" least `beta_slow`, as in both, " + re.escape(NEW_PAIR_0) + r" - YaRN's `truncate` in"
+        # fix pass 285 (read r280a #3): the bullet keeps `truncate` and the essential fact; the rest, words kept but
+        # "it" named `truncate`, moved to the nested block YARN_EDGES at the block's end, after CLAMP_WHY
+        r"- YaRN's \*betas\* are \d+ and \d+ by default, \d+ and \d+ in chapter 8's main runs\. Its `truncate` in"
         r" transformers, true by default, moves the ramp's two ends outward to whole pairs; gpt-oss sets it to false\."
-        r" Where pair 0 turns at least `beta_slow` times in \$L\$, it changes how the ramped pairs blend, not which"
+        # fix pass 279 (read r275a #1): the exact condition, met only by a tiny base
+        r" With `beta_fast` at least `beta_slow`, as in both, " + re.escape(NEW_PAIR_0) + r" - Llama 3\.1 sets .*"
+        r" <details><summary>" + re.escape(YARN_EDGES) + r"</summary> " + re.escape(CLAMP_WHY) + r" - Where pair 0"
+        r" turns at least `beta_slow` times in \$L\$, `truncate` changes how the ramped pairs blend, not which"
         r" pairs are kept or divided by \$s\$\."
         # fix pass 231 (read r230 #4: the condition's reason was not said): the other case, checked below on
         # transformers' `yarn` with both settings
@@ -3354,8 +3391,7 @@ def test_betas_row_truncate_moves_the_ramps_ends_outward():
         r" (\d+) times, yet pair 0 is kept\."
         # fix pass 282 (read r278b #2): the bounds' exact case (test_betas_bounds_exactly_at_a_pair_282)
         r" - A pair that turns exactly `beta_fast` or `beta_slow` times is kept or divided as the \*betas\* row says"
-        r" when `truncate` is off\. With `truncate` on, the rounding of a float can leave that pair in the \*ramp\*\."
-        r" - Llama 3\.1 sets",
+        r" when `truncate` is off\. With `truncate` on, the rounding of a float can leave that pair in the \*ramp\*\.$",
         " ".join(block.split()),
     )
     assert what_if_turns == what_if_fast
@@ -3902,12 +3938,17 @@ def test_scales_tables_worked_row_yarns_factor_at_8():
     after_table = " ".join(
         section[section.index("| logn attention (`use_logn_attn`) |") :].split("<details>")[0].split()
     )
-    ((main_s, main_square, main_t),) = re.findall(
+    ((main_where, main_s, main_square, main_t),) = re.findall(
         # fix pass 281 (main line kept at its length): the example in one sentence
-        r"\| For example, where YaRN's attention factor applies at \$s = (\d+)\$, it multiplies the logits by about"
-        r" ([\d.]+), as dividing them by a temperature of about ([\d.]+) would\.$",
+        # fix pass 285 (read r280b #4, unclear: "where YaRN's attention factor applies" left the conditions to the
+        # reader): the sentence names them, in the row's own words (checked just below against the row, and on
+        # transformers in test_attention_factor_multiplies_the_logits_by_its_square_in_a_fully_rotated_head)
+        r"\| For example, (in a fully rotated head with no \*QK-norm\* after the rotation), YaRN's attention factor at"
+        r" \$s = (\d+)\$ multiplies the logits by about ([\d.]+), as dividing them by a temperature of about ([\d.]+)"
+        r" would\.$",
         after_table,
     )
+    assert f"; {main_where}, doing so multiplies the logits by $a^2$" in cells("attention factor")[2]
     assert (main_s, main_square, main_t) == (s, square, t) and "1.46" not in lead
     # fix pass 280 (reads r276a #4 and r276b #2, unclear: the row's multiplier cell gave a condition, not a value): the
     # attention factor's cell opens on the same value, "$a^2$, about 1.46 for YaRN at $s = 8$" (checked below)
@@ -4161,20 +4202,31 @@ def test_letters_sections_visible_sentence_names_rows_of_its_table():
     assert "| letter or word |" in collapsed.split("</details>")[0], "the table is in the collapsed block"
     assert "{ref}`more, chapter by chapter <design-letters>`" in collapsed.split("</details>")[0]
     assert not collapsed.split("</details>")[1].strip(), "nothing after the block"
-    ((named_letters, named_words),) = re.findall(
+    ((named_things, named_words),) = re.findall(
+        # fix pass 285 (read r280b #3, unclear: the list of letters and words did not match the table under it): the
+        # intro names the table's four rows by what they hold (checked below against the table's first cells), and
+        # the block's fast and kept; s, distance and temperature are named in the collisions paragraph
         r"^\(glossary-letters\)= ## Letters and words with more than one meaning Some letters and words change meaning"
-        r" between chapters, or between rows of this page\. They include the letters (.*?) and the words (.*?)\."
+        r" between chapters, or between rows of this page\. The table below gives four things chapters write"
+        r" differently: (.*?)\. The block after it lists more, (.*?) among them\."
         # fix pass 259 (read r259 #6: the main line named the clashes and gave no meaning): one example, m's three
         # meanings, in the block's m row (checked below against letters("$m$"))
         # fix pass 272 (read r269a #2, unclear: the chapters' other letters were only in collapsed blocks): the
         # example became a short main-line table of four differences, :data:`LETTERS_MAIN_HEADER`, checked against
         # the chapters in :func:`test_letters_main_line_table_of_four_differences_follows_the_chapters`
-        # fix pass 281 (main line kept at its length): "four of them", the table's header naming the chapters' column
-        r" The table below gives four of them; the block after it lists more\."
         r" \| what \| on this page \| in some chapters \|",
         " ".join(main.split()),
     )
-    named = re.split(r", | and ", named_letters) + re.split(r", | and ", named_words)
+    things = re.split(r", and |, ", named_things)
+    assert things == ["positions", "offset and distance", "logit", "ALiBi's slope"], things
+    main_rows = [
+        line for line in main.splitlines() if line.startswith("| ") and not line.startswith("| what | on this page")
+    ]
+    assert len(main_rows) == len(things) == 4, main_rows  # "four"
+    assert [k in r for k, r in zip(("positions", "*offset*", "*logit*", "*slope*"), main_rows)] == [True] * 4
+    assert "*distance*" in main_rows[1] and "ALiBi" in main_rows[3]
+    named = ["$i$", "$m$", "$s$", "distance", "temperature"] + re.split(r", | and ", named_words)
+    assert named[-2:] == ["fast", "kept"], named
     visible = re.sub(r"\s+", " ", collapsed)
     ((d_chapters, i_chapters, m_chapter, m_slope, slope_chapter, s_factor, s_chapter, t_chapter),) = re.findall(
         r"^ \| letter or word \| meaning here \| meaning elsewhere \| \|---\|---\|---\|"
@@ -4194,6 +4246,7 @@ def test_letters_sections_visible_sentence_names_rows_of_its_table():
     # the collapsed table's rows, after its header (fix pass 272: the main line above the block has a table too)
     rows = [line for line in collapsed.split("</details>")[0].splitlines() if line.startswith("| ")][1:]
     terms = [line.split(" | ")[0][2:] for line in rows]
+    assert set(named) <= set(terms), named  # fix pass 285: every name the intro and the collisions give is a row
     # fix pass 265 (read r264b #3, omission: factor, dynamic and interleaved; read r264 #3: the letters $p$ and $N$):
     # five rows more, checked in :func:`test_letters_rows_for_factor_dynamic_interleaved_p_and_n`
     assert len(terms) == len(set(terms)) == 26, terms  # one row for each letter or word, each whole
@@ -4218,10 +4271,11 @@ def test_letters_sections_visible_sentence_names_rows_of_its_table():
     # fix pass 280 (read r276b #3, unclear: "multiplies in chapters 8 and 10", though chapter 10 also uses the word
     # for YaRN's paper's divisor): the chapters "also use the word for a multiplier", chapter 10 for Llama 4's tau;
     # checked below against both chapters' markdown
+    # fix pass 285 (read r280a #6, unclear: three collisions in one hard sentence): one short sentence each
     ((three_s, three_signed_a, three_signed_b, three_t_a, three_t_b),) = re.findall(
-        r"Three collisions matter most: \$s\$ is a factor here but a stretch in chapter (\d+), a \*distance\* is never"
-        r" negative here but signed in chapters (\d+) and (\d+), and a \*temperature\* divides here, but chapter (\d+),"
-        r" and chapter (\d+) for Llama 4's \$\\tau\$, also use the word for a multiplier\.",
+        r"Three collisions matter most\. The letter \$s\$ is a factor here but a stretch in chapter (\d+)\. A"
+        r" \*distance\* is never negative here but signed in chapters (\d+) and (\d+)\. A \*temperature\* divides here,"
+        r" but chapter (\d+) also uses the word for a multiplier, and so does chapter (\d+) for Llama 4's \$\\tau\$\.",
         " ".join(main.split()),
     )
     c8_md, c10_md = (" ".join(chapter(nb).split()) for nb in ("08_extrapolation", "10_rope_today"))
@@ -4460,9 +4514,11 @@ def test_fast_pair_row_is_one_definition_and_the_turns_in_l_count_is_in_the_bloc
     assert block.index(
         # fix pass 281 (reads r277a #1, #2 and r277b #2): the main line now says "over a training input" for the
         # bounds too; the block says which count each use is
-        "</summary> For slow and fast pairs, the main line's \"over a training input\" counts turns over training's"
-        " largest distance, $L - 1$, as the *fast pair* and *slow pair* rows do. For the bounds of `llama3` and YaRN it"
-        " counts turns in $L$, $L\\theta_i/(2\\pi)$, as their code does. In Llama 3.1's head"
+        # fix pass 285 (reads r280a #2 and r280b #1, unclear: one phrase, two counts): the main line's one count is
+        # turns in L, the code's; the rows' L - 1 is the block's second count
+        "</summary> The main line counts every pair's turns in $L$, $L\\theta_i/(2\\pi)$, as the code of `llama3` and"
+        " YaRN does. The *fast pair* and *slow pair* rows count turns over training's largest distance, $L - 1$. The"
+        " two counts sort Llama 3.1's pairs alike:"
     ) < block.index("</details>")
     assert page().count("Turns in L and the fast pairs' distances</summary>") == 1  # one copy of the exact count
     # a head where pair 2 turns once in L = 20 but not over offsets 0 to 19: a bound of 1 turn treats it as "at least
@@ -4727,9 +4783,9 @@ def test_main_line_says_rules_that_keep_the_fastest_pairs_slow_others():
 
 
 def test_main_line_names_each_rules_bound_in_turns_in_l():
-    """The main line, :data:`FASTEST_PAIR_LINES`: "`llama3` keeps the pairs that turn at least 4 times over a training
-    input, YaRN by default those that turn at least 32 times." (fix pass 281: one count, "over a training input", and
-    "at least" for both bounds; the count in L is the block's) (fix pass 280, reads r276a #2 and
+    """The main line, :data:`FASTEST_PAIR_LINES`: "`llama3` keeps the pairs that turn at least 4 times in $L$, YaRN
+    by default those that turn at least 32 times." (fix pass 285: "in $L$" on the main line; fix pass 281: one count,
+    and "at least" for both bounds; the count in L is the block's) (fix pass 280, reads r276a #2 and
     r276b #1: the sentence it replaced, "So a fast pair that turns only a few times can be ramped, not kept", followed
     from nothing). The bounds are the rows': Llama 3.1's `high_freq_factor` and YaRN's default `beta_fast`, as the
     block "In models and code" gives them. Over several heads, transformers' own `llama3` keeps exactly the pairs that
@@ -4739,14 +4795,15 @@ def test_main_line_names_each_rules_bound_in_turns_in_l():
     turns exactly `beta_fast` times is kept by `yarn` (floor of the correction dimension), and one that turns exactly
     `high_freq_factor` times gets `llama3`'s weight 1, checked on heads where those counts are exact."""
     ((high_said, fast_said),) = re.findall(
-        r"`llama3` keeps the pairs that turn at least (\d+) times over a training input, YaRN by default those that"
+        r"`llama3` keeps the pairs that turn at least (\d+) times in \$L\$, YaRN by default those that"
         r" turn at least (\d+) times\.",
         FASTEST_PAIR_LINES,
     )
     # fix pass 281 (reads r277a #1, #2 and r277b #2): "over a training input" is the block's count in L for the bounds
+    # fix pass 285 (reads r280a #2 and r280b #1): the main line says "in $L$" itself; the block names the count
     turns_block = block("Turns in L and the fast pairs' distances")
     assert (
-        "For the bounds of `llama3` and YaRN it counts turns in $L$, $L\\theta_i/(2\\pi)$, as their code does."
+        "The main line counts every pair's turns in $L$, $L\\theta_i/(2\\pi)$, as the code of `llama3` and YaRN does."
         in turns_block
     )
     assert FASTEST_PAIR_LINES in page()
@@ -5679,7 +5736,8 @@ def test_temperature_section_opens_with_its_multiplier_table():
     )
     # fix pass 279 (read r275b #4): the table, then its one example paragraph, then the word's block
     after = section[section.index("\n\n", section.index(header)) :].lstrip()
-    assert after.startswith("For example, where YaRN's attention factor applies")  # fix pass 281: one sentence
+    # fix pass 281: one sentence; fix pass 285 (read r280b #4): its conditions named first
+    assert after.startswith("For example, in a fully rotated head with no *QK-norm* after the rotation, YaRN's")
     assert after[after.index("\n\n") :].lstrip().startswith(f"<details><summary>{WORD_BLOCK}</summary>")
     assert "Llama 4's code" not in block("Other models' query and logit scales")
     (direction,) = re.findall(
@@ -7383,7 +7441,8 @@ def test_temperature_sections_opening_names_the_chapters_that_multiply():
     # fix pass 279 (read r275b #4, unclear: the direction flipped three times): one example sentence pair between,
     # checked in test_scales_tables_worked_row_yarns_factor_at_8
     # fix pass 281 (main line kept at its length): one sentence, "For example, where YaRN's attention factor applies"
-    assert between.startswith("For example, where YaRN's attention factor") and between.count(". ") == 0, between
+    # fix pass 285 (read r280b #4): the example names the attention factor's conditions
+    assert between.startswith("For example, in a fully rotated head with no *QK-norm*") and between.count(". ") == 0
     assert tail[tail.index("<details>") :].startswith(f"<details><summary>{WORD_BLOCK}</summary>")
     ((who, name, direction),) = re.findall(
         r"^- Chapter (10) calls Llama 4's \$\\tau\$ a (query temperature), yet it multiplies the logits: a larger"
@@ -8352,6 +8411,14 @@ def test_the_three_fixed_rules_divide_by_factor_at_every_length():
         example,
     )
     assert int(up_to) * L == int(tokens.replace(" ", "")) == llama["max_position_embeddings"], (up_to, tokens)
+    # fix pass 285 (reads r280a #1 and r280b #2, unclear: 8L and 16L on the main line read as a contradiction): the
+    # main line's :data:`YARN_FEWER_16L` gives the same three lengths as this block, in one sentence after the 16L
+    assert re.findall(
+        r"Llama 3\.1 is configured for inputs up to \$(\d+)L\$ with this `factor`\. Past about \$(\d+)L\$ its slowest"
+        r" pair meets angles that training at \$L\$ never showed, but Llama 3\.1 went on training on inputs up to"
+        r" \$(\d+)L\$\.",
+        YARN_FEWER_16L,
+    ) == [(up_to, past, trained_up_to)] and YARN_FEWER_16L in " ".join(page().split())
     assert int(trained_up_to) == int(up_to) and llama["trained_length"] == int(up_to) * L
     assert llama["trained_length_before"] == scaling["original_max_position_embeddings"] == L
     c10 = " ".join(chapter("10_rope_today").split())
@@ -8390,8 +8457,9 @@ def test_critical_dimension_row_is_twice_the_fast_pairs():
         row("critical dimension"),
     )
     ((first, last, block_dims),) = re.findall(
-        r"In Llama 3\.1's head the two counts agree: pairs (\d+) to (\d+) are fast and turn at least once in \$L\$, so"
-        r" its \*critical dimension\* is (\d+)\. They differ only for a pair that turns once in \$L\$ but not in"
+        # fix pass 285 (reads r280a #2 and r280b #1): "sort Llama 3.1's pairs alike"
+        r"The two counts sort Llama 3\.1's pairs alike: pairs (\d+) to (\d+) are fast and turn at least once in \$L\$,"
+        r" so its \*critical dimension\* is (\d+)\. They differ only for a pair that turns once in \$L\$ but not in"
         r" \$L - 1\$\.",
         block("Turns in L and the fast pairs' distances"),
     )
@@ -8690,9 +8758,10 @@ def test_fine_tuned_row_and_the_runs_names():
         " fixed at 8."
         # fix pass 280 (reads r276a #3 and r276b #4): the block ends on the grades seed by seed (checked in
         # test_chapter_8_grades_seed_by_seed_at_8l_and_4l)
-        " At $8L$, each loss grade in chapter 8's table holds in every seed of its saved run. At $4L$, five runs change"
-        " grade between seeds: plain RoPE, dynamic PI, dynamic YaRN with betas 32/1, dynamic NTK with factor 2, and"
-        " FIRE."
+        # fix pass 285 (read r280a #4): "In this saved run" opens the 8L sentence
+        " In this saved run, each loss grade in chapter 8's table at $8L$ holds in every seed. At $4L$, five runs"
+        " change grade between seeds: plain RoPE, dynamic PI, dynamic YaRN with betas 32/1, dynamic NTK with factor 2,"
+        " and FIRE."
         # fix pass 282 (read r278b #5): the list is the saved run's; two seeds near the bound (checked in
         # test_chapter_8_grades_seed_by_seed_at_8l_and_4l)
         " This list comes from this one saved run: at $4L$, seed 3 of dynamic YaRN and seed 0 of dynamic NTK with"
@@ -10153,7 +10222,7 @@ def test_gemma_3_reads_an_older_files_local_base():
 
 def test_yarn_keeps_fewer_pairs_and_llama_reaches_16l_282():
     """fix pass 282 (read r278a #2, #3, unclear): the main line's "YaRN keeps fewer, pairs 0 to 18. Llama 3.1 is
-    configured for inputs of up to $16L$ with this `factor`." Transformers' yarn with default betas keeps pairs 0 to 18
+    configured for inputs up to $16L$ with this `factor`. ..." Transformers' yarn with default betas keeps pairs 0 to 18
     of Llama 3.1's head, llama3 keeps 0 to 28; Llama 3.1's file allows 16 times its original length at factor 8."""
     from transformers import LlamaConfig
     from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
@@ -10207,3 +10276,45 @@ def test_betas_bounds_exactly_at_a_pair_282():
             on = (div(d, b, L, 2.0, 1e6, t, True)[j], div(d, b, L, 2.0, t, t / 1e6, True)[j])
             on_ramped |= 1 + 1e-5 < on[0] < 2 - 1e-5 or 1 + 1e-5 < on[1] < 2 - 1e-5
     assert off_ok and on_ramped
+
+
+def test_weight_absorption_and_decoupled_rope_are_linked_285():
+    """fix pass 285 (read r280a #7, omission: the two rows never said why they are linked): the *weight absorption*
+    row's "a rotation that depends on the positions, between the query and key projections, would block it, hence
+    *decoupled RoPE*" and the *decoupled RoPE* row's "it keeps *weight absorption*
+    possible" (DeepSeek-V2's reason: a RoPE matrix would lie between W^Q and W^UK). With no rotation, the score
+    q . k = (W_q h) . (W_uk c) equals h . (W_q^T W_uk c), one matrix for every position; with RoPE's rotations R_m on
+    the query and R_n on the key, the matrix between h and c is W_q^T R_(n-m) W_uk, which changes with the offset, so
+    no single folded matrix serves every key; a separate rotated part, as MLA's, leaves the compressed part's matrix
+    fixed."""
+    absorb = cells("weight absorption")[2]
+    assert absorb.endswith(
+        "; a rotation that depends on the positions, between the query and key projections, would block it, hence"
+        " *decoupled RoPE*"
+    ), absorb
+    assert cells("decoupled RoPE")[2].endswith("; it keeps *weight absorption* possible"), cells("decoupled RoPE")
+    gen = torch.Generator().manual_seed(0)
+    d, model, latent = 8, 12, 4
+    w_q = torch.randn(d, model, generator=gen, dtype=torch.float64)
+    w_uk = torch.randn(d, latent, generator=gen, dtype=torch.float64)
+    h = torch.randn(model, generator=gen, dtype=torch.float64)
+    theta = posenc.rope_inv_freq(d, 10_000.0, dtype=torch.float64)
+
+    def rotation(p: int) -> torch.Tensor:  # RoPE's block-diagonal rotation at position p, neighbours paired
+        r = torch.zeros(d, d, dtype=torch.float64)
+        for i, t in enumerate(theta.tolist()):
+            c, s = math.cos(p * t), math.sin(p * t)
+            r[2 * i : 2 * i + 2, 2 * i : 2 * i + 2] = torch.tensor([[c, -s], [s, c]], dtype=torch.float64)
+        return r
+
+    folded = w_q.T @ w_uk  # absorbed once, used for every key
+    for _ in range(5):
+        c_n = torch.randn(latent, generator=gen, dtype=torch.float64)
+        assert torch.allclose((w_q @ h) @ (w_uk @ c_n), h @ folded @ c_n)  # no rotation: folding works
+    m = 7
+    between = [w_q.T @ rotation(m).T @ rotation(n) @ w_uk for n in range(m + 1)]  # the matrix between h and c_n
+    for n, mat in enumerate(between):
+        c_n = torch.randn(latent, generator=gen, dtype=torch.float64)
+        assert torch.allclose((rotation(m) @ w_q @ h) @ (rotation(n) @ w_uk @ c_n), h @ mat @ c_n)
+        assert torch.allclose(mat, w_q.T @ rotation(n - m) @ w_uk)  # set by the offset n - m
+    assert all(not torch.allclose(between[0], mat) for mat in between[1:])  # so no one folded matrix for all keys

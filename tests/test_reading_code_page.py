@@ -140,8 +140,9 @@ QUERY_SCALES_DEFINED = (
     # fix pass 280 (reads r276a #3 and r276b #2, overstated: Llama 4 scales its queries only with
     # `attn_temperature_tuning` on, modeling_llama4.py's `if self.attn_temperature_tuning and not self.use_rope`): the
     # condition in the cell (test_temperature_table_rows_are_where_transformers_multiplies)
-    " | each query, by a query scale | Llama 4, with `attn_temperature_tuning` on, in its layers without RoPE;"
-    " Ministral 3 and Mistral 4 in every layer | a scale that steps up with the position |"
+    # fix pass 285 (reads r280a #3 and r280b #2, unclear: several models and mechanisms per row): one model a row;
+    # Llama 4's layers without RoPE are the block's "Query scales by position"
+    " | each query, by a query scale | Ministral 3 and Mistral 4 | a scale that steps up with the position |"
     # fix pass 277 (reads r274a #3 and r274b #2, unclear: `attention_scaling` had no definition on the main line): the
     # row says where the attention factor goes, not on cos and sin; the 1 is the block's
     # (test_temperature_main_line_says_deepseek_moves_the_sharpening_to_the_softmax_scale)
@@ -154,13 +155,16 @@ QUERY_SCALES_DEFINED = (
     # fix pass 282 (read r278b #3, unclear: the row's $m$ was not the main line's attention factor): DeepSeek's own
     # attention factor, squared
     # (checked in test_temperature_main_line_says_deepseek_moves_the_sharpening_to_the_softmax_scale)
-    " | the softmax scale, 1/√ of the query's width by default | DeepSeek-V3, in its released files"
-    " | a constant, the square of DeepSeek's own attention factor, about 1.87 at its $s = 40$ |"
+    # fix pass 285 (reads r280a #3 and r280b #2, unclear: "DeepSeek's own attention factor" was defined only in a
+    # block): the same m^2 as yarn's, m(40)^2 (test_temperature_rows_one_model_each_and_deepseek_same_m_285)
+    " | the softmax scale, 1/√ of the query's width by default | DeepSeek-V3"
+    " | a constant, the same $m^2$, about 1.87 at its $s = 40$, in its released files |"
     # fix pass 281 (reads r277a #4 and r277b #2, unclear: the query scale was defined only in a block): defined under
     # the table (test_query_scale_defined_under_the_temperature_table_and_yarn_code_names); fix pass 282: before it
     " A factor in the softmax scale multiplies the unrotated part of each logit too, not just the rotated part."
-    # fix pass 275 (read r272b #1, unclear: "all three places" under a four-row table): the three places named
-    " Each row multiplies the logits, so look in all three places: cos and sin, the query and the softmax scale."
+    # fix pass 285 (reads r280a #3 and r280b #2, unclear: names and terms before the idea settles): "Each row
+    # multiplies the logits, so look in all three places" dropped; the section's first sentence says to look wherever
+    # the code applies such a number, and the table's three rows are the places
 )
 
 
@@ -760,7 +764,9 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
         "RoPE's scores depend only on the offsets between positions. Shifting all of a row's positions leaves the"
         " offsets unchanged, so in transformers' float32 path it changes the scores only by rounding. That rounding"
         " grows with the position, as {ref}`bfloat16 frequencies <reading-bf16>` shows. Code that reads positions"
-        " themselves, a token's own or the batch's highest, can change the scores more."
+        # fix pass 285 (reads r280a #9 and r280b #6, unclear): "a token's own or the batch's highest" is said by the
+        # section's last main-line sentence, which names which of them `position_ids` fix
+        " themselves can change the scores more."
     )
     assert section.startswith("## Positions at run time " + idea + " " + advice), section[:400]
     where = "RoPE reads each token's position from `position_ids`, so who fills that argument decides the positions:"
@@ -773,7 +779,8 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     # sentences, with the mask as their condition, and no sentence that argues against the advice
     rule = "Without `position_ids`, left-padding shifts a padded row's positions up by its pad count."
     lead = (
-        rule + " For plain RoPE and static rules such as `llama3`, the shift changes the scores only by rounding, as"
+        # fix pass 285 (reads r280a #9 and r280b #6, unclear: names before the idea): "such as `llama3`" dropped
+        rule + " For plain RoPE and static rules, the shift changes the scores only by rounding, as"
         " long as the mask hides the pads."
         # fix pass 281 (reads r277a #8 and r277b #3, unclear: the idea sat under the case list):
         # the offsets' reason is the section's first sentence now
@@ -946,7 +953,15 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     # the Llama 4 sentence and the cache sentence went to the block "The four cases in detail", which says both
     answer = ""
     assert "The block lists four such cases" not in section  # no count the learner must open the block to check
-    assert lead + " " + lesson in section, section  # the mask first, then `position_ids`
+    # fix pass 285 (reads r280a #9 and r280b #6, unclear: two tables back to back on the main line): the lead and its
+    # table open the block "The four cases in detail"; the main line keeps one sentence, which of the two kinds of
+    # position `position_ids` fix
+    cases_285 = "<details><summary>The four cases in detail</summary>"
+    summary = (
+        "Passing `position_ids` fixes code that reads each token's own position from them, but not `dynamic` and"
+        " `longrope`, which read the batch's highest position."
+    )
+    assert lead + " " + summary + " " + cases_285 in section, section
     assert "mask alone" not in section and "pass both too" not in section
     assert "In other code" not in section
     cases = "<details><summary>The four cases in detail</summary> "
@@ -954,9 +969,9 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     cached = ""
     # fix pass 273: the lead, the table and the Llama 4 sentences, then the cache and the cases' block
     # fix pass 281 (reads r277a #8 and r277b #3): the table, then the cases' block
-    assert lesson + " " + table + answer + cached + " " + cases + lead_in in section
+    assert cases + lesson + " " + table + answer + cached + " " + lead_in in section
     assert section.index(table) < section.index(lead_in) < section.index("- Angles your own code forms")
-    assert table in _section_main_line(page, "## Positions at run time")
+    assert table not in _section_main_line(page, "## Positions at run time")  # fix pass 285: the block's
     # structural pass 218 (read r217 #2: two blocks in a row gave the same cases twice): one block, each case once,
     # its lead sentence first, then its code names and details
     merged = _collapsed("The four cases in detail")
@@ -1097,7 +1112,10 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     main = section[: section.index("<details>")]
     assert "8 192" not in main  # the step's size waits for the query scales' block (read r182)
     assert section.index(where) < section.index(lead_in)  # the who-fills table before the cases
-    assert main.index("only by rounding") < main.index(lesson) and "Four things can make" not in main
+    # fix pass 285 (reads r280a #9 and r280b #6): the lead-in to the table of what reads a position is the block's;
+    # the main line's last sentence says which positions `position_ids` fix
+    assert lesson not in main and main.index("only by rounding") < main.index("Passing `position_ids` fixes code")
+    assert "Four things can make" not in main
     # read r199: that lead-in missed the `dynamic` row, a batch effect that reads no row's own position
     assert "Code that reads the position itself, not the offset" not in main
     # one count throughout (read r177): the lead-in's "Four things" is the list's item count (above); the main
@@ -1126,7 +1144,11 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
         "That rounding arises where transformers forms the angles in float32, then rounds cos and sin to the"
         " activations' dtype. "
     )
-    assert block.split("</summary> ")[1].startswith(lead_in + " " + arises) and "rounding arises" not in main
+    # fix pass 285 (reads r280a #9 and r280b #6): the table of what reads a position opens the block, then the lead-in
+    opened = block.split("</summary> ")[1]
+    assert opened.startswith("Passing `position_ids` fixes some places that read a token's own position")
+    assert opened.index("| Llama 4's query scale |") < opened.index(lead_in + " " + arises)
+    assert "rounding arises" not in main
     bullets = block.split(arises)[1].split(" " + none)[0]  # the list (read r170), after the table (pass 250)
     bullets = bullets[bullets.index("- Angles your own code") :]
     assert "Three things change them by more:" not in page
@@ -1243,7 +1265,11 @@ def test_llama_4_query_scale_ignores_position_ids_on_a_left_padded_batch():
     # fix pass 281 (reads r277a #8 and r277b #3, unclear: model-specific cases before the section's idea): the
     # sentence left the main line; the block "The four cases in detail" says the scale counts the pads and is counted
     # from the cache length, and the main table's row stays
-    assert said not in _page() and "| Llama 4's query scale | remains: it counts the pads whatever you pass |" in main
+    # fix pass 285 (reads r280a #9 and r280b #6, unclear: two tables back to back): the table of what reads a
+    # token's position is the block's now
+    four = _collapsed("The four cases in detail")
+    assert said not in _page() and "| Llama 4's query scale | remains: it counts the pads whatever you pass |" in four
+    assert "| Llama 4's query scale |" not in main
     four = " ".join(_collapsed("The four cases in detail").split())
     assert "Llama 4's query scale also counts the pads, so it can step up early" in four
     assert "Transformers counts it from the cache length" in four
@@ -1329,8 +1355,8 @@ def test_llama_code_has_none_of_the_four_run_time_mechanisms():
     # (checked below: `position_ids` counted from the first real token give the row alone's logits up to float32
     # rounding against the same model in float64); the sentence on the four cases closes their block
     # structural pass 249 (reads r248 #9, r248b #4): the rounding-only sentence carries the mask as its condition
-    said = (
-        "For plain RoPE and static rules such as `llama3`, the shift changes the scores only by rounding, as long as"
+    said = (  # fix pass 285 (reads r280a #9 and r280b #6): "such as `llama3`" dropped
+        "For plain RoPE and static rules, the shift changes the scores only by rounding, as long as"
         " the mask hides the pads."
     )
     assert said in section and "- `dynamic` and `longrope` pick" not in section, section
@@ -1794,8 +1820,10 @@ def test_transformers_dynamic_l_is_the_stored_length():
         # fix pass 281 (read r277a #1, unclear: "set length", "declared length" and L_decl named one quantity): one
         # name, the declared length, `max_position_embeddings`, written L_decl where the rule is introduced
         " plus one. Dynamic NTK, transformers' `dynamic`, leaves inputs unscaled up to the declared length,"
-        " `max_position_embeddings`, written $L_{\\text{decl}}$. Beyond it, the rule slows every pair but the fastest,"
-        " more the longer the input."
+        # fix pass 285 (reads r280a #2 and r280b #1, unfair comparison): "Beyond it, the rule slows every pair but the
+        # fastest" moved to the table's lead-in, which says the cells give the slowest pair only (checked in
+        # test_dynamic_table_is_fair_with_the_needed_row_285)
+        " `max_position_embeddings`, written $L_{\\text{decl}}$."
         # fix pass 273 (read r270a #6, unclear: the numbers that make the point were the block's table's alone): the
         # table's 8, 9 and about 2 at twice L (test_dynamic_main_line_shows_the_fixed_divisor_at_short_inputs_and_the_
         # dynamic_formula)
@@ -1944,10 +1972,14 @@ def test_transformers_dynamic_l_is_the_stored_length():
     # set length at L; the formula stays the block's
     nine = "| dynamic NTK | 1 | 9 |"
     assert "$1 + s(" not in section and "nine" not in section and section.count(" 9 ") == 1 and nine in section
-    assert "$1 + s(\\ell/L - 1)$" not in section and section.count("$L$") == 2, section
+    # fix pass 285 (reads r280a #2 and r280b #1): $L$ also in the lead-in, the table's header and the two trades
+    assert "$1 + s(\\ell/L - 1)$" not in section and section.count("$L$") == 5, section
     # fix pass 281 (read r277a #1): "declared length", the name the rule's sentence gives
-    assert "Take a file whose declared length is the trained length $L$, with $s = 8$." in section
-    assert "| rule | input of $L$ tokens or fewer | input of $2L$ tokens |" in section
+    # fix pass 285: "a file declared at its trained length", the header naming the cells
+    assert "Take a file declared at its trained length $L$, with $s = 8$." in section
+    assert (
+        "| divisor of the slowest pair's frequency | input of $L$ tokens or fewer | input of $2L$ tokens |" in section
+    )
     assert "sets how fast" not in section
     assert (
         "Dynamic NTK's $s$, transformers' `factor`, sets how fast its divisor grows, not the divisor itself."
@@ -2114,7 +2146,8 @@ def test_dynamic_table_needed_row_is_the_stretch():
     start = page.index("## Static and dynamic scaling rules")
     main = page[start : page.index("<details>", start)]
     assert "stretch" not in main, main
-    main_table = main[main.index("| rule | input of $L$ tokens or fewer | input of $2L$ tokens |") :]
+    # fix pass 285 (reads r280a #2 and r280b #1, unfair comparison): the header names what the cells are
+    main_table = main[main.index("| divisor of the slowest pair's frequency | input of $L$ tokens or fewer |") :]
     main_rows = re.findall(r"\| ([^|]+) \| (\d+) \| (?:about )?(\d+) \|", main_table)
     block = page[page.index("<details>", start) : page.index("## Porting transformers-4 code")]
     factors = block[: block.index("</details>")]  # the first block: effective factors and the table
@@ -2148,18 +2181,24 @@ def test_dynamic_table_needed_row_is_the_stretch():
     # fix pass 280 (reads r276a #1 and r276b #4, unclear: "what the slowest pair needs" and "both rules divide by more
     # than the pair needs" read as a fault of both rules on the main line): the main table keeps the two rules' rows;
     # the needed row and the comparison are the block's, beside the stretch
-    assert [r[0] for r in main_rows] == ["static, such as `llama3`", "dynamic NTK"], main_rows
-    assert [int(r[2]) for r in main_rows] + [int(stated)] == [s, 1 + s * (ell / L - 1), stretch] == [8, 9, 2]
-    assert all(int(r[2]) > stretch for r in main_rows)  # "less than either rule divides by" at 2L
-    # fix pass 279: the main table's column for inputs up to L: the static s and dynamic NTK's 1
-    assert [int(r[1]) for r in main_rows] == [s, 1], main_rows
+    # fix pass 285 (reads r280a #2 and r280b #1, unfair comparison: the rules' 8 and 9 had only a verdict to compare
+    # with): the main table gains a reference row, what the slowest pair needs, 1 up to L and the stretch at 2L
+    assert [r[0] for r in main_rows] == [
+        "static, such as `llama3`",
+        "dynamic NTK",
+        "enough to turn it about as far as in training",
+    ], main_rows
+    assert [int(r[2]) for r in main_rows] == [s, 1 + s * (ell / L - 1), stretch] == [8, 9, 2]
+    assert int(stated) == stretch
+    assert all(int(r[2]) > stretch for r in main_rows[:2])  # "less than either rule divides by" at 2L
+    # fix pass 279: the main table's column for inputs up to L: the static s and dynamic NTK's 1 (and no division
+    # needed, fix pass 285)
+    assert [int(r[1]) for r in main_rows] == [s, 1, 1], main_rows
     # fix pass 282 (reads r278b #2 and r277b #4, unclear: the 9 and the 8 had no target on the main line): the about 2
     # the slowest pair needs at 2L (the stretch, checked above), below both rules' divisors
-    target = (
-        "To turn no further at $2L$ than in training, the slowest pair needs a divisor of only about 2: both rules slow"
-        " it more than that."
-    )
-    assert target in " ".join(main.split()) and "| what the slowest pair needs |" not in main, main
+    # fix pass 285 (reads r280a #2 and r280b #1): the verdict "both rules slow it more than that" dropped; the needed
+    # row is in the table and each rule's trade follows it (test_dynamic_table_is_fair_with_the_needed_row_285)
+    assert "both rules slow it more than that" not in main and "| what the slowest pair needs |" not in main, main
     # the main line: the section's lesson leads (a fixed rule changes every input, short ones too; a dynamic rule
     # follows l); the first block then gives the effective factors and what the last row is; under the table, the
     # verdict scoped to the table's 2L and s = 8, then s as a slope (read r177), and with s = 1 dynamic NTK's formula
@@ -2168,9 +2207,11 @@ def test_dynamic_table_needed_row_is_the_stretch():
     # (read r219 #1): the page uses the chapters' word alone, "static" (no rule is called "fixed" on the page)
     # structural pass 217 (read r216: three ideas in one paragraph): the fixed rule, then its example, then the
     # dynamic rule; the glossary's terms *fixed* and *dynamic* in italics
+    # fix pass 285 (reads r280a #2 and r280b #1): "even a short input has its slowest pair's frequency divided by s"
+    # went below the table, as "every shorter input, even one within L, is slowed more than it needs"
     lesson = (
         "A *static* rule gives each pair one divisor for its frequency, used at every input length. Llama 3.1's"
-        " `llama3` is static: even a short input has its slowest pair's frequency divided by $s$. A *dynamic* rule"
+        " `llama3` is static. A *dynamic* rule"
         # fix pass 267 (read r266 #1, overstated): the length of the input so far, its highest position plus one
         " recomputes the divisors from the length $\\ell$ of the input so far, its highest position plus one."
     )
@@ -2191,10 +2232,8 @@ def test_dynamic_table_needed_row_is_the_stretch():
     llama31 = MODEL_ROPE_CONFIGS["llama-3.1-8b"]
     assert llama31["max_position_embeddings"] != llama31["rope_scaling"]["original_max_position_embeddings"]
     # fix pass 280 (reads r276a #1 and r276b #4): the main table has no needed row, so the block's 2 is its own
-    verdict = (
-        "With $L_{\\text{decl}} = L$, $s = 8$ and $\\ell = 2L$, these give the main table's 8 and 9, against the 2 the"
-        " slowest pair needs."
-    )
+    # fix pass 285 (reads r280a #2 and r280b #1): the main table now has the needed row, so its 2 is the table's
+    verdict = "With $L_{\\text{decl}} = L$, $s = 8$ and $\\ell = 2L$, these give the main table's 8, 9 and 2."
     # read r181: the book's own `dynamic` runs use s = 1 (chapter 8's main runs: `dynamic_factor` 1 in both saved
     # configs)
     slope = (
@@ -2273,7 +2312,9 @@ def test_dynamic_main_line_shows_the_fixed_divisor_at_short_inputs_and_the_dynam
     main = _section_main_line(page, "## Static and dynamic scaling rules")
     # structural pass 217: the fixed rule's example right after the fixed rule; dynamic NTK in words, its formula
     # in the block's table (its values are checked below, against transformers)
-    example = "Llama 3.1's `llama3` is static: even a short input has its slowest pair's frequency divided by $s$."
+    # fix pass 285 (reads r280a #2 and r280b #1): `llama3` named in the definition's sentence; the short inputs it
+    # slows are said below the table, "every shorter input, even one within L, is slowed more than it needs"
+    example = "Llama 3.1's `llama3` is static."
     dynamic_said = (
         # fix pass 265 (reads r264 #2 and r264b #1, both readers' hardest place): one length, the declared one that
         # transformers reads (checked against transformers in test_transformers_dynamic_l_is_the_stored_length)
@@ -2287,31 +2328,28 @@ def test_dynamic_main_line_shows_the_fixed_divisor_at_short_inputs_and_the_dynam
         # fix pass 281 (read r277a #1, unclear: "set length", "declared length" and L_decl named one quantity): one
         # name, the declared length, `max_position_embeddings`, written L_decl where the rule is introduced
         " Dynamic NTK, transformers' `dynamic`, leaves inputs unscaled up to the declared length,"
-        " `max_position_embeddings`, written $L_{\\text{decl}}$. Beyond it, the rule slows every pair but the fastest,"
-        " more the longer the input."
+        # fix pass 285 (reads r280a #2 and r280b #1): "Beyond it, the rule slows every pair but the fastest" went to
+        # the table's lead-in (checked below: every pair but pair 0 divided, the middle ones less)
+        " `max_position_embeddings`, written $L_{\\text{decl}}$."
     )
     lesson = "A *static* rule gives each pair one divisor for its frequency, used at every input length."
     flat_main = " ".join(main.split())
     assert flat_main.index(lesson) < flat_main.index(example) < flat_main.index(dynamic_said), main
+    # fix pass 285 (reads r280a #2 and r280b #1, unfair comparison): the lead-in says the cells are the slowest pair
+    # only and that dynamic NTK also slows the middle pairs, less; the table gains the needed row; the verdict "both
+    # rules slow it more than that" gives way to what each rule trades
+    # (test_dynamic_table_is_fair_with_the_needed_row_285)
     intro = (
-        "Take a file whose declared length is the trained length $L$, with $s = 8$. Each cell gives what the rule"
-        " divides"
-        " the slowest pair's frequency by:"
+        "Take a file declared at its trained length $L$, with $s = 8$. The cells give only the slowest pair; beyond"
+        " $L$, dynamic NTK slows every pair but the fastest, the middle ones less."
     )
-    # fix pass 280 (reads r276a #1 and r276b #4): two rows, and no comparison with the need on the main line
     table = (
-        "| rule | input of $L$ tokens or fewer | input of $2L$ tokens | |---|---|---|"
-        " | static, such as `llama3` | 8 | 8 | | dynamic NTK | 1 | 9 |"
+        "| divisor of the slowest pair's frequency | input of $L$ tokens or fewer | input of $2L$ tokens |"
+        " |---|---|---| | static, such as `llama3` | 8 | 8 | | dynamic NTK | 1 | 9 |"
+        " | enough to turn it about as far as in training | 1 | 2 |"
     )
-    # fix pass 281 (read r277b #4, unclear: the table's 9 came with no lesson on the main line): the growth and the 9
-    # against the static 8 (checked below, from transformers' `_compute_dynamic_ntk_parameters` and `llama3`)
-    verdict = (
-        # fix pass 283 (read r279b #1, unfair comparison: the 9 came from factor 8 without saying so; with factor 1
-        # dynamic NTK divides by about the stretch, as the block says): "With `factor` 8"
-        "The dynamic rule leaves short inputs unscaled, but its divisor grows with the input. With `factor` 8, at $2L$"
-        " it is already 9, above the static rule's 8."
-    )
-    assert "both rules divide by more" not in main and flat_main.index(verdict) < flat_main.index("To turn no further")
+    verdict = "Beyond $L$, dynamic NTK's divisor grows $s$ times as fast as the need."
+    assert "both rules divide by more" not in main and "To turn no further" not in main
     assert flat_main.index(dynamic_said) < flat_main.index(intro) < flat_main.index(table) < flat_main.index(verdict)
     # the table's numbers: a static rule with s = 8 divides the slowest pair by 8 at any length (checked below on
     # transformers' `llama3`), dynamic NTK in a file that declares L by 1 up to L and 9 at 2L (checked below), and the
@@ -2334,7 +2372,7 @@ def test_dynamic_main_line_shows_the_fixed_divisor_at_short_inputs_and_the_dynam
     dynamic_row = "| dynamic NTK | 1 up to $L_{\\text{decl}}$, then $1 + s(\\ell/L_{\\text{decl}} - 1)$ |"
     assert dynamic_row in factors, factors  # the formula's place
     # structural pass 279: the block's verdict is the main line's now; the block ties its formulas to the main table
-    gain = "With $L_{\\text{decl}} = L$, $s = 8$ and $\\ell = 2L$, these give the main table's 8 and 9"
+    gain = "With $L_{\\text{decl}} = L$, $s = 8$ and $\\ell = 2L$, these give the main table's 8, 9 and 2"
     assert gain in factors and factors.index("| dynamic NTK |") < factors.index(gain), factors
     pytest.importorskip("transformers", minversion="5.24")  # the book's version
     from transformers import LlamaConfig
@@ -2404,7 +2442,10 @@ def test_dynamic_main_line_shows_the_fixed_divisor_at_short_inputs_and_the_dynam
     # fix pass 280 (reads r276a #1 and r276b #4): the needed row left the main table for the block's (checked in
     # test_dynamic_table_needed_row_is_the_stretch); the two rules' rows stay
     cells = re.findall(r"\| ([^|]+) \| (\d+) \| (?:about )?(\d+) \|", flat_main)
-    (static_short, static_by), (dynamic_short, dynamic_by) = [(int(a), int(b)) for _, a, b in cells]
+    (static_short, static_by), (dynamic_short, dynamic_by), (need_short, need_by) = [
+        (int(a), int(b)) for _, a, b in cells
+    ]
+    assert (need_short, need_by) == (1, round(max(2 * L / L, 1)))  # the stretch, 1 up to L and 2 at 2L
     assert "with $s = 8$" in flat_main and s == 8.0
     assert (static_by, dynamic_by) == (round(fixed), round(by))
     assert static_short == static_by and abs(fixed - static_by) < 1e-4 and abs(by - dynamic_by) < 1e-3
@@ -2999,8 +3040,8 @@ def test_reading_code_live_values_and_positions():
     p32 = torch.arange(0, 131072, dtype=torch.float32)
     angle_error = ((p32[:, None] * inv32).double() - p32.double()[:, None] * inv32.double()).abs()
     assert float(angle_error.max()) < 0.01, float(angle_error.max())
-    assert (
-        "For plain RoPE and static rules such as `llama3`, the shift changes the scores only by rounding, as long as"
+    assert (  # fix pass 285 (reads r280a #9 and r280b #6): "such as `llama3`" dropped
+        "For plain RoPE and static rules, the shift changes the scores only by rounding, as long as"
         " the mask hides the pads."
         in page
         and "That rounding arises where transformers forms the angles in float32, then rounds cos and sin to the"
@@ -3866,7 +3907,8 @@ def test_query_scales_are_defined_where_the_run_time_cases_use_them():
     # block's bullet gives the formula itself
     # fix pass 272 (reads r269a #3 and r269b #2): Llama 4 named again, once, scoped to its layers without RoPE (its
     # scale's branch runs only there: checked below), beside Ministral 3; both scales grow in steps (checked below)
-    assert "\\lfloor" not in main and main.count("Ministral 3") == 1 and main.count("Llama 4") == 1, main
+    # fix pass 285 (reads r280a #3 and r280b #2): Llama 4 off the main line, into the block "Query scales by position"
+    assert "\\lfloor" not in main and main.count("Ministral 3") == 1 and main.count("Llama 4") == 0, main
     # fix pass 273 (read r270b #1, overstated: Llama 4's query scale needs `attn_temperature_tuning`, checked below on
     # its attention's branch): the table's query-scale row names the switch beside the layers
     # fix pass 274 (reads r271b #3 and r271a #7): Llama 4's row apart from Ministral 3's and Mistral 4's
@@ -3875,8 +3917,8 @@ def test_query_scales_are_defined_where_the_run_time_cases_use_them():
     # fix pass 279 (reads r275a #9 and r275b #3): one query row, both models' layers in its example cell
     # fix pass 280 (reads r276a #3 and r276b #2, overstated): Llama 4's condition, `attn_temperature_tuning` on
     # fix pass 282 (reads r278a #3 and r278b #3): the term defined, in italics, before the table
-    row = "| each query, by a query scale | Llama 4, with `attn_temperature_tuning` on, in its layers without RoPE;"
-    row += " Ministral 3 and Mistral 4 in every layer | a scale that steps up with the position |"
+    # fix pass 285 (reads r280a #3 and r280b #2): one model a row, Llama 4's layers without RoPE in the block
+    row = "| each query, by a query scale | Ministral 3 and Mistral 4 | a scale that steps up with the position |"
     assert row in main, main
     # fix pass 266 (read r265b #2): a closing sentence, what every place does to the logits; fix pass 273: one lead
     # sentence, a three-row table, one closing sentence; fix pass 274: four rows, and the softmax scale's definition
@@ -3894,7 +3936,8 @@ def test_query_scales_are_defined_where_the_run_time_cases_use_them():
     ], prose[0]
     # fix pass 280 (read r276b #3): a sentence on the unrotated part between the definition and the closing one
     # fix pass 281 (reads r277a #4 and r277b #2): and the query scale's definition before them
-    assert len(sentences) == 2 and sentences[1].startswith("Each row"), sentences  # fix pass 282: two under it
+    # fix pass 285 (reads r280a #3 and r280b #2): one sentence under it, the closing "Each row ..." dropped
+    assert len(sentences) == 1 and sentences[0].startswith("A factor in the softmax scale"), sentences
     assert all(len(s.split()) <= 20 for s in sentences), sentences  # one short sentence each
     said = "by $1 + \\beta \\ln(1 + \\lfloor p/L \\rfloor)$. Here $\\beta$ is `llama_4_scaling_beta`, $p$"
     assert "the main text's $1 + \\beta" not in page
@@ -4501,7 +4544,8 @@ def test_fixed_rule_effective_factor_is_s_when_the_slowest_pair_is_divided():
     # pair's frequency divided by $s$"
     lesson = "gives each pair one divisor for its frequency, used at every input length."
     assert lesson in " ".join(main.split())
-    assert "even a short input has its slowest pair's frequency divided by $s$." in " ".join(main.split())
+    # fix pass 285 (reads r280a #2 and r280b #1): said below the table, with what the static rule trades
+    assert "So every shorter input, even one within $L$, is slowed more than it needs." in " ".join(main.split())
     factors = page[page.index("<details>", start) :]
     factors = factors[: factors.index("</details>")]
     assert (
@@ -4765,8 +4809,9 @@ def test_temperature_main_line_says_deepseek_moves_the_sharpening_to_the_softmax
     # block's table's last two columns show (both m(s, mu_2)^2 on the unrotated part)
     said = (
         # fix pass 282 (read r278b #3): DeepSeek's own attention factor, not the main line's m
-        "| the softmax scale, 1/√ of the query's width by default | DeepSeek-V3, in its released files"
-        " | a constant, the square of DeepSeek's own attention factor, about 1.87 at its $s = 40$ |"
+        # fix pass 285 (reads r280a #3 and r280b #2): the same m^2, m(40)^2 with mscale_all_dim 1
+        "| the softmax scale, 1/√ of the query's width by default | DeepSeek-V3"
+        " | a constant, the same $m^2$, about 1.87 at its $s = 40$, in its released files |"
     )
     assert "The *softmax scale* multiplies $q \\cdot k$ before the softmax." in main
     unrotated = (
@@ -4911,12 +4956,11 @@ def test_temperature_main_line_says_deepseek_moves_the_sharpening_to_the_softmax
     ends = (
         # fix pass 279 (reads r275a #9 and r275b #3): "a constant, $m^2$, ...", the last column one kind of value
         # fix pass 282 (reads r278a #3 and r278b #3): DeepSeek's own factor; both definitions moved above the table
-        "| a constant, the square of DeepSeek's own attention factor, about 1.87 at its $s = 40$ |"
+        # fix pass 285 (reads r280a #3 and r280b #2): the same m^2; the closing "Each row multiplies the logits"
+        # dropped, as the section's first sentence says where to look
+        "| a constant, the same $m^2$, about 1.87 at its $s = 40$, in its released files |"
         # fix pass 280 (read r276b #3): what a factor there reaches, the unrotated part too
         " A factor in the softmax scale multiplies the unrotated part of each logit too, not just the rotated part."
-        # fix pass 275 (read r272b #1): the three places named
-        " Each row multiplies the logits, so look in all three places: cos and sin, the query and the softmax"
-        " scale."
     )
     assert main.rstrip().endswith(ends)
     assert page.index(said) < page.index(stated)
@@ -5549,10 +5593,13 @@ def test_query_scale_and_softmax_scale_multiply_the_logits():
     # test_temperature_table_rows_are_where_transformers_multiplies)
     # fix pass 275 (read r272b #1, unclear: "all three places" under four rows, two of them "each query"): the three
     # places named, one per kind of row
+    # fix pass 285 (reads r280a #3 and r280b #2): the closing sentence dropped; the section's first sentence says to
+    # look wherever the code multiplies the logits, and the main line ends on the unrotated part
     closing = (
-        "Each row multiplies the logits, so look in all three places: cos and sin, the query and the softmax scale."
+        "A factor in the softmax scale multiplies the unrotated part of each logit too, not just the rotated part."
     )
-    assert "Both multiply the logits" not in main and main.endswith(closing), main
+    assert "Both multiply the logits" not in main and main.rstrip().endswith(closing), main
+    assert "look for a number that multiplies the logits, wherever the code applies it." in main
     forward = " ".join(inspect.getsource(modeling_ministral3.Ministral3Attention.forward).split())
     rotated = "query_states, key_states = apply_rotary_pos_emb(query_states, key_states, cos, sin)"
     scaled = "query_states = query_states * get_llama_4_attn_scale("
@@ -5600,7 +5647,7 @@ def test_temperature_table_rows_are_where_transformers_multiplies():
     # fix pass 279 (reads r275a #9 and r275b #3): one row per place, the three the sentence under the table names
     places = [row[0].split(",")[0] for row in rows]
     assert places == ["cos and sin", "each query", "the softmax scale"], rows  # fix pass 282: defined above
-    assert "look in all three places: cos and sin, the query and the softmax scale." in main
+    assert "look in all three places" not in main  # fix pass 285: the rows are the places
     assert rows[0][1] == "`yarn` and `longrope`"
     assert rows[0][2] == "a constant, $m^2$, set by the extension factor, when RoPE turns the whole head"
     kinds = ["a constant", "a scale that steps up with the position", "a constant"]
@@ -5609,10 +5656,9 @@ def test_temperature_table_rows_are_where_transformers_multiplies():
     # only; the switch, the cache length and `position_ids` are said in the block "Query scales by position" (below)
     # fix pass 280 (reads r276a #3 and r276b #2, overstated: transformers' Llama 4 scales its queries only with the
     # switch on): the switch back in the cell, checked in the source below
-    assert rows[1][1] == (
-        "Llama 4, with `attn_temperature_tuning` on, in its layers without RoPE; Ministral 3 and Mistral 4 in every"
-        " layer"
-    )
+    # fix pass 285 (reads r280a #3 and r280b #2): one model a row; Llama 4's query scale, in its layers without RoPE
+    # with `attn_temperature_tuning` on, is the block's (checked below)
+    assert rows[1][1] == "Ministral 3 and Mistral 4"
     import transformers.models.llama4.modeling_llama4 as llama4_modeling
 
     assert "if self.attn_temperature_tuning and not self.use_rope:" in inspect.getsource(llama4_modeling)
@@ -5624,9 +5670,12 @@ def test_temperature_table_rows_are_where_transformers_multiplies():
     assert rows[2][0] == "the softmax scale, 1/√ of the query's width by default"  # fix pass 282: defined above
     # fix pass 280 (read r276b #3): the cell names the model and "in its released files"; where its `yarn` puts the
     # factor is the block's
-    assert rows[2][1] == "DeepSeek-V3, in its released files"
+    # fix pass 285 (reads r280a #3 and r280b #2): "in its released files" moved to the value it qualifies
+    assert rows[2][1] == "DeepSeek-V3"
     # fix pass 282 (read r278b #3, unclear: the main line's m is transformers' attention factor, 1 here)
-    assert rows[2][2] == "a constant, the square of DeepSeek's own attention factor, about 1.87 at its $s = 40$"
+    # fix pass 285 (reads r280a #3 and r280b #2, unclear: "DeepSeek's own attention factor" undefined on the main
+    # line): the same m^2 as yarn's (test_temperature_rows_one_model_each_and_deepseek_same_m_285)
+    assert rows[2][2] == "a constant, the same $m^2$, about 1.87 at its $s = 40$, in its released files"
     assert main.index("Other models put that number elsewhere.") < main.index("| where the code multiplies")
     pytest.importorskip("transformers", minversion="5.24")  # the book's version
     from transformers import LlamaConfig
@@ -5898,7 +5947,9 @@ def test_run_time_main_line_names_the_four_cases_and_the_cache():
         "Llama 4's query scale",
     ]
     assert [r.strip() for r in rows] == names, rows
-    assert all(f"| {name} |" in main for name in names), main
+    # fix pass 285 (reads r280a #9 and r280b #6): the table moved to the top of the block "The four cases in detail"
+    detail = _collapsed("The four cases in detail")
+    assert all(f"| {name} |" in detail and f"| {name} |" not in main for name in names), main
     assert "round more at higher positions" not in main and "`longrope` choose frequencies" not in main
     # fix pass 281 (reads r277a #8 and r277b #3, unclear: a lone sentence with no consequence): the cache sentence
     # moved to the end of the block "The four cases in detail", with its consequence (checked below on a tiny
@@ -6796,7 +6847,9 @@ def test_scaling_rules_are_called_static_as_the_chapters_call_them():
     ]
     assert "(glossary-dynamic)=\n## Static and dynamic scaling rules\n" in _raw()  # the anchor stays
     main = _section_main_line(page, "## Static and dynamic scaling rules")
-    assert "A *static* rule gives each pair one divisor" in main and "`llama3` is static:" in " ".join(main.split())
+    # fix pass 285 (reads r280a #2 and r280b #1): "`llama3` is static." ends its sentence; what it slows follows
+    # the table
+    assert "A *static* rule gives each pair one divisor" in main and "`llama3` is static." in " ".join(main.split())
     # structural pass 279 (reads r275a #2 and r275b #2): the block's table keeps the formulas; the main line's calls the
     # static rule "static, such as `llama3`"
     assert "| static: position interpolation, NTK-aware scaling, YaRN, `llama3` | $s$ |" in page
@@ -7260,6 +7313,16 @@ def test_bfloat16_figure_draws_the_three_paths():
     # "about three thousandths" as a range (0.0034 here): it rests on torch's float32 pow, where one ulp in a theta can
     # move a key one back's worst product rounding, so no rounding edge 0.0001 away is asserted
     assert 0.0025 < f32_8l < 0.004 and to_8l < f32_8l, (to_8l, f32_8l)
+    # fix pass 285 (reads r280a #1 and r280b #3, unclear: the main line ranked the paths only by how their errors grow,
+    # so float32 read as better at every distance): one main-line sentence after the table, the block's two bounds
+    # (model.to's rounds to 0.002; the float32 path's lies in the range called "about three thousandths")
+    near = (
+        "For a key one back, `model.to` errs less than the float32 path up to $8L$, about two thousandths of a radian"
+        " against three. Its harm is to distant keys."
+    )
+    bf16_main = " ".join(_section_main_line(page, "## bfloat16 frequencies").split())
+    assert near in bf16_main and bf16_main.index("| transformers forms float32 angles") < bf16_main.index(near)
+    assert float(model_to["from_zero"].max()) > 3 > 100 * to_8l  # distant keys: half a turn off, by the figure's curve
     # "p theta_i is exact in float32 while p < 2^16 = 8L; past that, forming the angles in float32 rounds too"
     assert 2**16 == 8 * 8192
     rounded32 = theta32.bfloat16().float()
@@ -7692,3 +7755,139 @@ def test_betas_row_bounds_and_the_clamp_at_pair_0():
         assert 128 / (2 * math.pi) < 32 and torch.equal(inv[:1], plain[:1]), truncate
     inv, plain = yarn(2.0, 64, 1024, 32.0, 1.0)  # "such as 2": every pair turns over 32 times, yet all are divided
     assert float(1024 * plain.min() / (2 * math.pi)) > 32 and torch.allclose(inv, plain / 8)
+
+
+def test_dynamic_table_is_fair_with_the_needed_row_285():
+    """Fix pass 285 (reads r280a #2 and r280b #1, unfair comparison: "both rules slow it more than that" judged
+    `llama3`, sized for long inputs, at 2L). The main table's lead-in: "The cells give only the slowest pair; beyond
+    $L$, dynamic NTK slows every pair but the fastest, the middle ones less." Its reference row, 1 and 2 (checked in
+    test_dynamic_main_line_shows_the_fixed_divisor_at_short_inputs_and_the_dynamic_formula). Under it, what each rule
+    trades: a static s = 8 lets the slowest pair turn about as far in 8L tokens as in training, so every shorter input
+    is slowed more than it needs; dynamic NTK's divisor, 1 + s(l/L - 1), grows s times as fast as the need l/L. Checked
+    on transformers 5.24's `llama3` and `_compute_dynamic_ntk_parameters` with Llama 3.1's head."""
+    main = " ".join(_section_main_line(_page(), "## Static and dynamic scaling rules").split())
+    said = [
+        "The cells give only the slowest pair; beyond $L$, dynamic NTK slows every pair but the fastest, the middle"
+        " ones less.",
+        "| enough to turn it about as far as in training | 1 | 2 |",
+        "A static rule's $s$ is sized for long inputs: divided by 8, the slowest pair turns about as far in $8L$ tokens"
+        " as in training. So every shorter input, even one within $L$, is slowed more than it needs.",
+        "Beyond $L$, dynamic NTK's divisor grows $s$ times as fast as the need. Its `factor` sets that speed, not a"
+        " longest input.",
+    ]
+    assert all(sentence in main for sentence in said), main
+    assert [main.index(sentence) for sentence in said] == sorted(main.index(sentence) for sentence in said)
+    assert "both rules slow it more than that" not in main
+    pytest.importorskip("transformers", minversion="5.24")  # the book's version
+    from transformers import LlamaConfig
+    from transformers.modeling_rope_utils import _compute_dynamic_ntk_parameters
+
+    d, base, L, s = 128, 500_000.0, 8192, 8.0
+    theta = base ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)
+    llama3 = _llama31_llama3_freqs().double()
+    # "divided by 8, the slowest pair turns about as far in 8L tokens as in training": 8L positions of the divided
+    # frequency against L of the plain one, within float32's rounding
+    assert math.isclose(float(8 * L * llama3[-1]), float(L * theta[-1]), rel_tol=1e-5)
+    assert round(float(theta[-1] / llama3[-1])) == s  # the same 8 at any length (test_dynamic_main_line_shows_...)
+    for ell in (L // 2, L, 2 * L, 4 * L):  # "every shorter input, even one within L": the need, the stretch, is below 8
+        assert max(ell / L, 1) < s
+    trained = LlamaConfig(
+        rope_theta=base, max_position_embeddings=L, rope_scaling={"rope_type": "dynamic", "factor": s}
+    )
+
+    def divisors(n):
+        inv, _ = _compute_dynamic_ntk_parameters(trained, "cpu", seq_len=n)
+        return theta / inv.double()
+
+    for n in (2 * L, 3 * L, 8 * L):  # "every pair but the fastest, the middle ones less"
+        by = divisors(n)
+        assert abs(float(by[0]) - 1) < 1e-6 and bool((by[1:] > 1 + 1e-6).all()), n
+        assert bool((by[1:-1] < by[-1] * (1 - 1e-6)).all()) and bool((by.diff() > 0).all()), n
+    # "grows s times as fast as the need": the slowest pair's divisor climbs by s for each L the input grows, the need
+    # l/L by 1; so transformers' formula is 1 + s(l/L - 1)
+    slowest = {k: float(divisors(k * L)[-1]) for k in (2, 3, 5)}
+    assert math.isclose(slowest[3] - slowest[2], s * (3 - 2), rel_tol=1e-4), slowest
+    assert math.isclose(slowest[5] - slowest[3], s * (5 - 3), rel_tol=1e-4), slowest
+    assert all(math.isclose(v, 1 + s * (k - 1), rel_tol=1e-4) for k, v in slowest.items()), slowest
+
+
+def test_temperature_rows_one_model_each_and_deepseek_same_m_285():
+    """Fix pass 285 (reads r280a #3 and r280b #2, unclear: five model families in three rows, and DeepSeek's factor
+    undefined on the main line). One model a row: `yarn` and `longrope`, Ministral 3 and Mistral 4, DeepSeek-V3; Llama 4
+    is the block's "Query scales by position". DeepSeek-V3's cell: "a constant, the same $m^2$, about 1.87 at its
+    $s = 40$, in its released files". Checked on transformers 5.24 with posenc's copy of V3's rope fields (`mscale` and
+    `mscale_all_dim` 1): its attention's softmax-scale multiplier is `yarn`'s attention factor at s = 40, squared,
+    (0.1 ln 40 + 1)^2, which rounds to 1.87; cos and sin carry 1."""
+    page = _page()
+    main = " ".join(_section_main_line(page, "## Temperature rules").split())
+    rows = [
+        "| cos and sin, by the attention factor $m$ | `yarn` and `longrope` |",
+        "| each query, by a query scale | Ministral 3 and Mistral 4 | a scale that steps up with the position |",
+        "| the softmax scale, 1/√ of the query's width by default | DeepSeek-V3 | a constant, the same $m^2$, about"
+        " 1.87 at its $s = 40$, in its released files |",
+    ]
+    assert all(row in main for row in rows) and "Llama 4" not in main and "own attention factor" not in main, main
+    scales = " ".join(_collapsed("Query scales by position: Llama 4, Ministral 3 and Mistral 4").split())
+    assert "Llama 4 scales its queries, rather than cos and sin, only in its layers without RoPE" in scales
+    pytest.importorskip("transformers", minversion="5.24")  # the book's version
+    from transformers import DeepseekV3Config, LlamaConfig
+    from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
+    from transformers.models.deepseek_v3.modeling_deepseek_v3 import DeepseekV3Attention, DeepseekV3RotaryEmbedding
+
+    v3 = MODEL_ROPE_CONFIGS["deepseek-v3"]["rope_scaling"]
+    assert v3["factor"] == 40.0 and v3["mscale"] == v3["mscale_all_dim"] == 1.0  # "in its released files"
+    small = dict(hidden_size=64, intermediate_size=64, num_attention_heads=2, num_key_value_heads=2, q_lora_rank=None)
+    small.update(kv_lora_rank=16, qk_rope_head_dim=8, qk_nope_head_dim=8, v_head_dim=8, vocab_size=32)
+    config = DeepseekV3Config(**small, max_position_embeddings=163840, rope_scaling={**v3, "rope_theta": 10000.0})
+    attention = DeepseekV3Attention(config, layer_idx=0)
+    multiplier = attention.scaling / attention.qk_head_dim**-0.5  # what the softmax scale multiplies each logit by
+    yarn = LlamaConfig(
+        hidden_size=64, num_attention_heads=2, max_position_embeddings=163840,
+        rope_scaling={"rope_type": "yarn", "factor": 40.0, "original_max_position_embeddings": 4096},
+    )  # fmt: skip
+    _, m = ROPE_INIT_FUNCTIONS["yarn"](yarn, "cpu")  # `yarn`'s attention factor m at s = 40, the main line's m
+    assert math.isclose(m, 0.1 * math.log(40) + 1, rel_tol=1e-12)
+    assert math.isclose(multiplier, m**2, rel_tol=1e-9) and round(multiplier, 2) == 1.87, (multiplier, m)
+    assert DeepseekV3RotaryEmbedding(config).attention_scaling == 1.0  # cos and sin carry 1
+
+
+DYNAMIC_DETAILS_285 = "Details: the stretch, dynamic NTK's base, LongRoPE, transformers and other code"
+
+
+def test_block_notes_mrope_interleaved_and_dynamic_rebuffering_285():
+    """Fix pass 285. Read r280a #5 (unclear: "the only configuration field that names the pair layout is
+    `rope_interleave`", while Qwen3-VL-style configs carry `mrope_interleaved`): the bullet says that field names the
+    order in which M-RoPE gives pairs to time, height and width, not the pair layout. Checked: Qwen3-VL's rotary
+    module gives pair 0 to time, 1 to height, 2 to width, and so on, and keeps the half layout (cos and sin doubled
+    by concatenation). Read r280a #8 (omission): transformers' `dynamic` re-registers `inv_freq` in the forward pass,
+    in `dynamic_rope_update`, whose source comment warns "may break with compilation"; `longrope` copies in place."""
+    page = " ".join(_raw().split())
+    said = (
+        "Qwen3-VL's `mrope_interleaved`, in the table of fields below, names the order in which its M-RoPE gives pairs"
+        " to time, height and width, not the pair layout."
+    )
+    assert "the only configuration field that names the pair layout is `rope_interleave`. " in page and said in page
+    assert page.index(said) < page.index("| `mrope_interleaved` |")
+    rebuffer = (
+        "- Transformers' `dynamic` recomputes `inv_freq` inside the forward pass and registers it anew as a buffer, in"
+        ' the `dynamic_rope_update` decorator of `modeling_rope_utils.py`, whose source comment warns that this "may'
+        " break with compilation\". `longrope` instead copies its chosen list's frequencies into the buffer in place."
+    )
+    assert rebuffer in " ".join(_collapsed(DYNAMIC_DETAILS_285).split())
+    pytest.importorskip("transformers", minversion="5.24")  # the book's version
+    from transformers import modeling_rope_utils
+    from transformers.models.qwen3_vl import modeling_qwen3_vl
+
+    source = inspect.getsource(modeling_rope_utils.dynamic_rope_update)
+    dynamic = source.split("def dynamic_frequency_update(")[1].split("@wraps")[0]
+    longrope = source.split("def longrope_frequency_update(")[1].split("def dynamic_frequency_update(")[0]
+    assert "# TODO joao: may break with compilation" in dynamic
+    assert 'self.register_buffer(f"{prefix}inv_freq", inv_freq, persistent=False)' in dynamic
+    assert 'getattr(self, f"{prefix}inv_freq").copy_(inv_freq)' in longrope and "register_buffer" not in longrope
+    # Qwen3-VL's M-RoPE: pairs dealt to time, height and width in turn over the interleaved span
+    rotary = modeling_qwen3_vl.Qwen3VLTextRotaryEmbedding.__new__(modeling_qwen3_vl.Qwen3VLTextRotaryEmbedding)
+    rotary.mrope_section = [4, 2, 2]
+    axes = torch.arange(3, dtype=torch.float32)[:, None, None, None].expand(3, 1, 1, 8).clone()  # each axis's index
+    out = rotary.recomposition_frequencies(axes)[0, 0]
+    assert out[:8].tolist() == [0, 1, 2, 0, 1, 2, 0, 0] and torch.equal(out[:8], out[8:]), out
+    assert "mrope_interleaved" not in inspect.getsource(modeling_qwen3_vl)  # the flag is never read

@@ -4132,14 +4132,20 @@ def _yarn_defaults_caution() -> None:
     # fix pass 279 (glossary read r275a #1, unclear: the condition read as if real heads could lose pair 0): pair 0 is
     # divided only in a head of tiny base, with `truncate` exactly when L >= 2 pi b^2 beta_fast (swept in
     # test_glossary_page)
+    # fix pass 285 (glossary read r280a #3, unclear: about 20 lines of a code edge case): the bullet keeps the
+    # essential fact; the clamp's reason moved to the nested block "YaRN's code at its edges", its words kept
     assert (
-        "- YaRN's *betas* are 32 and 1 by default, 2 and 1 in chapter 8's main runs. With `beta_fast` at least"
-        " `beta_slow`, as in both, transformers' code keeps pair 0 unless the base is far below real models', such as"
-        " 2. With `truncate`, it divides pair 0 only when $L \\ge 2\\pi b^2$ times `beta_fast`, and then it divides"
-        # fix pass 281 (glossary read r277b #6, unclear: why the code divides every pair there): the clamp, checked in
-        # test_glossary_page's test_yarn_divides_every_pair_where_its_kept_end_passes_the_clamp
-        " every pair by $s$, although every pair then turns more than `beta_fast` times and the *betas* row would keep"
-        " them all."
+        "- YaRN's *betas* are 32 and 1 by default, 2 and 1 in chapter 8's main runs. Its `truncate` in transformers,"
+        " true by default, moves the ramp's two ends outward to whole pairs; gpt-oss sets it to false. With"
+        " `beta_fast` at least `beta_slow`, as in both, transformers' code divides pair 0 only in a head whose base is"
+        " far below real models', such as 2: with `truncate`, exactly when $L \\ge 2\\pi b^2$ times `beta_fast`, and"
+        " then it divides every pair by $s$."
+    ) in glossary
+    # fix pass 281 (glossary read r277b #6, unclear: why the code divides every pair there): the clamp, checked in
+    # test_glossary_page's test_yarn_divides_every_pair_where_its_kept_end_passes_the_clamp
+    assert (
+        "- Where transformers' `yarn` divides pair 0, every pair turns more than `beta_fast` times, and the *betas*"
+        " row would keep them all."
     ) in glossary
     assert (
         "so pair 0, the fastest, is kept whenever it turns fewer than `beta_fast` times in $L$, however few."
@@ -8955,7 +8961,8 @@ def test_glossary_worked_examples():
     # fix pass 281 (read r277a #1 on reading_code.md, unclear: "set length" and "declared length" named one length):
     # "declared length" throughout
     assert "| dynamic NTK | 1 up to $L_{\\text{decl}}$, then $1 + s(\\ell/L_{\\text{decl}} - 1)$ |" in page
-    assert "| dynamic NTK | 1 | 9 |" in page and "Take a file whose declared length is the trained length $L$" in page
+    # fix pass 285 (reads r280a #2 and r280b #1 on reading_code.md): "Take a file declared at its trained length $L$"
+    assert "| dynamic NTK | 1 | 9 |" in page and "Take a file declared at its trained length $L$" in page
     assert (
         "Beyond $L$, dynamic NTK with $s$ above 1 and $L_{\\text{decl}} = L$ divides the slowest pair by more than that"
         " pair needs."
