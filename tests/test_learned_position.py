@@ -909,8 +909,10 @@ lesson_279 = (
     # states its bar; "a passkey is the input's only digit" stays in the block "How the measures are scored"
     "A trigram model, which predicts each symbol from the two before it, scores 0.72 nats on the filler. - Predicting"
     " the filler: doing well means a loss within 0.1 nats of the trigram's; only KERPLE and ALiBi do. - Finding"
-    " passkeys: doing well means finding 95 % or more in both columns. FIRE, CoPE, T5 and the model without"
-    " position encoding find every one in both columns; KERPLE does so on its mean, ALiBi does not. So only KERPLE"
+    # fix pass 286 (read r281a #6, unclear: the grading took a learner too long to rebuild): the passkey bullet says
+    # only who falls short, "every model but ALiBi does" (on the five-seed means, test_section_8l_lesson_holds_on_the_
+    # saved_run); the words pay for the takeaway's crossing (r281b #7)
+    " passkeys: doing well means finding 95 % or more in both columns; every model but ALiBi does. So only KERPLE"
     " does well at both, on its five-seed mean; one of its seeds finds under 95 %."
 )
 # fix pass 280 (read r276a #1, overstated: NoPE's seed 4 misses one passkey outside the table): "find every passkey
@@ -1283,8 +1285,9 @@ def test_section_8l_lesson_holds_on_the_saved_run():
     assert lesson_279_r280 not in flat and open_279_r280 not in flat
     assert "doing well means a loss within 0.1 nats of the trigram's; only KERPLE and ALiBi do." in lesson_279
     assert all(loss[m] - loss["trigram"] >= 0.1 for m in others)
-    assert "doing well means finding 95 % or more in both columns." in lesson_279
-    assert "KERPLE does so on its mean, ALiBi does not." in lesson_279
+    # fix pass 286 (read r281a #6): "every model but ALiBi does", on the five-seed means of both columns
+    assert "doing well means finding 95 % or more in both columns; every model but ALiBi does." in lesson_279
+    assert [m for m in names if any(statistics.mean(c) < 0.95 for c in far_and_random(m))] == ["alibi"]
     kerple_means = [statistics.mean(c) for c in far_and_random("kerple")]
     alibi_means = [statistics.mean(c) for c in far_and_random("alibi")]
     assert all(v >= 0.95 for v in kerple_means)
@@ -1998,14 +2001,17 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
         # fix pass 285 (read r280a #2, unclear: the thresholds read as measured; the run does not record them): "The
         # saved biases imply"; (read r280b #3, unclear: the lift had no lesson): the share it costs in this head and
         # the guess, below (test_fire_lift_share_in_the_main_line_is_the_appendix_cells)
-        "Chapter 8's FIRE models, trained on 64-token inputs, show the effect of a later query's smaller $u$. The"
-        " saved biases imply their learned thresholds ended below 511, and every saved curve falls with"
         # fix pass 283 (read r279b #1, unclear: the higher bias read as derived from curves that fall over each
         # query's own points; it is measured, the gains below in all 40 heads): a sentence of its own
-        " distance. So query 511 gives every key 1 to 63 back a smaller $u$ than query 63 does. The saved biases show"
-        " that it also gives each of them a higher bias. The figure below draws this lift for one head, where, at"
-        " equal content scores, it cuts the two nearest tokens' share from about nine tenths to seven tenths. Perhaps"
-        " that raises FIRE's loss at $8L$, a guess untested here."
+        # fix pass 286 (reads r281a #5 and r281b hardest #1, unclear: four inferences came before the idea): the idea
+        # first (the lift), then the measured lift, then why (thresholds below 511, smaller u, curves that fall);
+        # (read r281b #2, unclear: the share is over the 64 nearest keys only): "of the 64 nearest keys"
+        "In chapter 8's FIRE models, trained on 64-token inputs, a later query lifts the biases of nearby keys. The"
+        " saved biases show query 511 giving every key 1 to 63 back a higher bias than query 63 does. They imply"
+        " learned thresholds below 511, so query 511 gives these keys a smaller $u$, and every saved curve falls with"
+        " distance. The figure below draws this lift for one head. At equal content scores, it cuts the two nearest"
+        " tokens' share of the 64 nearest keys from about nine tenths to seven tenths. Perhaps that raises FIRE's loss"
+        " at $8L$, a guess untested here."
     )  # fix pass 276 (my review): the 41-word sentence split, its reason a sentence of its own
     # fix pass 276 (my review: one 41-word sentence split in two, the reason as its own short sentence)
     stake_275 = (
@@ -2269,7 +2275,8 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
     assert fire_main.count("untested") == 1 and untested_279 not in text
     assert "Perhaps that raises FIRE's loss at $8L$, a guess untested here." in fire_main
     # fix pass 285 (word budget): "Chapter 8's FIRE models, trained on 64-token inputs, show the effect ..."
-    effect = "Chapter 8's FIRE models, trained on 64-token inputs, show the effect of a later query's smaller $u$."
+    # fix pass 286 (reads r281a #5 and r281b hardest #1): the paragraph opens on the lift itself
+    effect = "In chapter 8's FIRE models, trained on 64-token inputs, a later query lifts the biases of nearby keys."
     trained_main = fire_main[  # fix pass 274: the paragraph opens on the effect it checks in the trained models
         fire_main.index(effect) : fire_main.index("To remember:")
     ]
@@ -2289,8 +2296,9 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
     # (checked below: every saved curve falls strictly at every step, in all 40 heads, from both queries)
     assert trained_main.count("threshold") == 1 and "the bias falls as $u$ grows" not in trained_main
     # fix pass 285 (read r280a #2): the thresholds are implied by the saved biases, not recorded
-    assert trained_main.count("ended below 511, and every saved curve falls with distance.") == 1
-    assert "The saved biases imply their learned thresholds ended below 511" in trained_main
+    # fix pass 286 (reads r281a #5 and r281b hardest #1): the same inference, after the measured lift
+    assert trained_main.count("a smaller $u$, and every saved curve falls with distance.") == 1
+    assert "They imply learned thresholds below 511, so query 511 gives these keys a smaller $u$" in trained_main
     assert "So each learned $L_{\\text{thr}}$ ended below 511, and query 511 lies past it." in fire_block
     # fix pass 267 (read r266b #4): "From each of these two queries, the trained bias falls with the distance, so with
     # $u$." follows the sentence that names the two queries; every saved curve, from query 63 (64 tokens) and from
@@ -2315,12 +2323,18 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
             for query in (63.0, 511.0):
                 u_row = probe.normalized_distance(torch.tensor([query]), query - torch.arange(0.0, query + 1))[0]
                 assert bool((u_row.diff() > 0).all()), (c_value, l_thr, query)
-    assert trained_main.index(effect) < (
-        # fix pass 281: "So ... and a higher bias", after the thresholds and the fall with u
-        # fix pass 283 (read r279b #1, unclear: the higher bias does not follow from curves falling over each query's
-        # own points; it is measured, cell 65's lift in all 40 heads): "The saved biases show that it also gives ..."
-        trained_main.index("So query 511 gives every key 1 to 63 back a smaller $u$ than query 63 does. The saved")
-    )  # fix pass 280: the lift, after the fall with u
+    assert (
+        trained_main.index(effect)
+        < (
+            # fix pass 281: "So ... and a higher bias", after the thresholds and the fall with u
+            # fix pass 283 (read r279b #1, unclear: the higher bias does not follow from curves falling over each
+            # query's own points; it is measured, cell 65's lift in all 40 heads): "The saved biases show ..."
+            # fix pass 286 (reads r281a #5 and r281b hardest #1, unclear: the idea came fourth): the lift opens the
+            # paragraph (effect), the measured lift follows, then the reason
+            trained_main.index("The saved biases show query 511 giving every key 1 to 63 back a higher bias")
+        )
+        < trained_main.index("so query 511 gives these keys a smaller $u$")
+    )
     assert "the two queries the run saved" not in text  # fix pass 266 (read r265b #2): jargon
     # fix pass 266 (read r265 #1, overstated by implication): the lost share's effect on FIRE's loss, once, as not
     # measured, after the share; the guess stays the block's
@@ -2465,8 +2479,9 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
     # fix pass 274: the key one back's smallest gain and the own token's kept bias open the block's share paragraph
     # fix pass 280 (reads r276a #4 and r276b #2): the lift follows the fall with u, as "so a higher bias"
     # fix pass 281 (reads r277a #3 and r277b #2): "So ..., and a higher bias", after the learned thresholds
-    first = flat_main_fire.index("So query 511 gives every key 1 to 63 back a smaller $u$ than query 63 does. The")
-    assert "The saved biases show that it also gives each of them a higher bias." in flat_main_fire  # fix pass 283
+    # fix pass 286 (reads r281a #5 and r281b hardest #1): the measured lift first, its reason after
+    first = flat_main_fire.index("The saved biases show query 511 giving every key 1 to 63 back a higher bias")
+    assert "so query 511 gives these keys a smaller $u$" in flat_main_fire[first:]  # fix pass 283: measured
     smallest = fire_block.index("From query 511, the key one back gets the smallest gain, and the own token keeps")
     assert "the bias from query 63 or query 511 falls" not in text
     assert "The key one back gains the least" not in text
@@ -3266,10 +3281,12 @@ def test_narrowed_wordings():
     # (convention_280); the other origins, the ideal head and a trained model's fraction go to a block under the table
     convention_280 = (
         # fix pass 285 (read r280b #4, unclear: counts shown only from a closed own gate): the examples close it, a
-        # trained head opens it partly (test_cope_trained_own_gate_is_about_two_thirds)
-        "So a count includes the query's own gate. The examples here close it: their counts start at 0. The appendix's"
-        " trained heads open it to about two thirds, so their counts start there. Below, $g_{4j}$ is query 4's gate"
-        " on key $j$, and $p_{4j}$ is key $j$'s count:"
+        # trained head opens it partly
+        # fix pass 286 (reads r281a #1 and r281b #1, overstated: "about two thirds" was one seed's, 0.35 to 0.97 over
+        # seeds): no number (test_cope_trained_own_gate_is_open)
+        "So a count includes the query's own gate. The examples here close it: their counts start at 0. A trained head"
+        " may open it, so its counts need not start at 0. Below, $g_{4j}$ is query 4's gate on key $j$, and $p_{4j}$"
+        " is key $j$'s count:"
     )
     origins_280 = (
         "A count is 0 only when every gate from that key to the query is closed, the query's own included. The"
@@ -5575,8 +5592,10 @@ def test_takeaway_kerple_finds_more_far_passkeys_than_alibi_in_every_seed():
         # cut in a clause, as the section's main line now says it (slow_fade_221)
         "- On chapter 8's task at $8L$, KERPLE and ALiBi kept their losses near the trigram's; KERPLE found more far"
         # fix pass 252 (read r251 #2, overstated): the edge scoped to ALiBi's flattest head, as cell 28 says
-        " passkeys than ALiBi, though its trained heads do not show the first bullet's power-law edge over ALiBi's"
-        " flattest head at these lengths."
+        # fix pass 286 (read r281b #7, unclear: the KERPLE section's lesson was left hanging): the link back, with the
+        # blocks' tested crossing (test_kerple_log_shapes_cross_alibis_flattest_line_about_650_back)
+        " passkeys than ALiBi, though in its trained heads the first bullet's power-law edge over ALiBi's flattest head"
+        " would start no earlier than about 650 tokens back, beyond the 511 tested."
         " FIRE and CoPE found every passkey, but in every seed their loss was higher than KERPLE's"
         " and ALiBi's." in flat
     )
@@ -6169,8 +6188,9 @@ def test_kerple_weight_is_stated_relative_to_the_querys_own_token():
     assert "In its left panel, near the query, each" not in main
     assert "straight line of slope $r_1 r_2$" not in main and flat.count("straight line of slope $r_1 r_2$") == 1
     assert (  # fix pass 273 (read r270a #2): the heads named by their (r1, r2)
-        "The head $(2, 0.1)$ stays within 5 % of that line only one key back, the head $(4, 0.02)$ up to five back;"
-        " farther back, both bend away from it." in block
+        # fix pass 286 (read r281a #3, unclear: the 5 % read as on the weight ratio; it is on the bias, gap below)
+        "The bias of the head $(2, 0.1)$ stays within 5 % of that line only one key back, that of the head $(4, 0.02)$"
+        " up to five back; farther back, both bend away from it." in block
     )
     d_near = torch.arange(1.0, 129.0, dtype=torch.float64)  # the left panel's distances past 0
     within = []
@@ -6508,7 +6528,10 @@ def test_kerple_log_shapes_cross_alibis_flattest_line_about_650_back():
     # KERPLE idea, and the same sentence on two main lines): the sentence once, in the KERPLE section's block, after
     # the later crossings it extends; the 650 is also the chapter 8 section's block's (crossing_8l, found above)
     assert kerple_crossing_279 not in kerple_main and kerple_block.count(kerple_crossing_279) == 1
-    assert main.count("650") == 0 and text.count("650") == 2
+    # fix pass 286 (read r281b #7, unclear: the KERPLE section's lesson was left hanging after chapter 8's result):
+    # the 650 once on the main line, in the takeaways' last bullet, with the 511 tested
+    assert main.count("650") == 1 and text.count("650") == 3
+    assert "would start no earlier than about 650 tokens back, beyond the 511 tested." in main
     assert long_n == 8 * saved_run()[0]["train_length"] == max(saved_run()[0]["eval_lengths"])
     assert "the farthest key chapter 8 tests" not in text
     assert "past the farthest key it tests" not in text and "only from about 650" not in text
@@ -7387,7 +7410,10 @@ def test_fire_lift_share_in_the_main_line_is_the_appendix_cells():
     cuts the two nearest tokens' share from about nine tenths to seven tenths", read from the appendix cell's printed
     shares (0.90 and 0.69 on the saved run)."""
     _, _, main = _chapter_views()
-    assert "it cuts the two nearest tokens' share from about nine tenths to seven tenths." in main
+    # fix pass 286 (read r281b #2, unclear: the share is a softmax over the 64 nearest keys only): said on the main line
+    assert (
+        "it cuts the two nearest tokens' share of the 64 nearest keys from about nine tenths to seven tenths." in main
+    )
     out = _cell_output("the FIRE section's figure cell asserts these shares")
     before, after = map(
         float, re.search(r"get (\d\.\d\d) of the weight .* and (\d\.\d\d) from query 511", out).groups()
@@ -7395,30 +7421,32 @@ def test_fire_lift_share_in_the_main_line_is_the_appendix_cells():
     assert round(before, 1) == 0.9 and round(after, 1) == 0.7
 
 
-def test_cope_trained_own_gate_is_about_two_thirds():
-    """Fix pass 285 (read r280b #4, unclear: counts were shown only from a closed own gate): "The appendix's trained
-    heads open it to about two thirds, so their counts start there", read from the counting cell's printed own gates,
-    one per head (0.70 and 0.65 on the saved run); a key's count at the query is its own gate alone."""
+def test_cope_trained_own_gate_is_open():
+    """Fix pass 285 (read r280b #4, unclear: counts were shown only from a closed own gate), fix pass 286 (reads r281a
+    #1 and r281b #1, overstated: "about two thirds" was one seed's own gate, 0.35 to 0.97 over seeds): "A trained head
+    may open it, so its counts need not start at 0", read from the counting cell's printed own gates, one per head:
+    each above 0; a key's count at the query is its own gate alone."""
     _, _, main = _chapter_views()
-    assert "The appendix's trained heads open it to about two thirds, so their counts start there." in main
+    assert "A trained head may open it, so its counts need not start at 0." in main
+    assert "about two thirds" not in main
     out = _cell_output("assert 0.5 < start < 1.5")
     gates = [float(g) for g in re.search(r"on its own token (\d\.\d\d) and (\d\.\d\d) per head", out).groups()]
-    assert len(gates) == 2 and all(abs(g - 2 / 3) < 0.05 for g in gates)
+    assert len(gates) == 2 and all(g > 0 for g in gates)
 
 
-def test_released_learned_position_is_mostly_an_absolute_table():
-    """Fix pass 285 (read r280b #6, omission: the learned position that released models use was block-only):
-    "Most of transformers' models that learn position use chapter 2's absolute table, such as SigLIP and Whisper's
-    decoder."
+def test_released_learned_position_is_an_absolute_table_in_siglip_and_whisper():
+    """Fix pass 285 (read r280b #6, omission: the learned position that released models use was block-only), fix pass
+    286 (reads r281a #4 and r281b #6, overstated and unclear: "most" had no count in the text, and the sentence
+    interrupted the opening): off the opening; the block "Which models use these methods" says it: "in transformers,
+    SigLIP's vision encoder and Whisper's decoder have one."
     In transformers, SigLIP's vision and text embeddings and Whisper's decoder hold a learned nn.Embedding of positions
-    (the encoder's table is frozen, a sinusoid); modeling files with such a table far outnumber those with T5's learned
-    relative bias."""
+    (the encoder's table is frozen, a sinusoid)."""
     import transformers
 
-    _, _, main = _chapter_views()
-    assert (
-        "Most of transformers' models that learn position use chapter 2's absolute table, such as SigLIP and Whisper's"
-        in main
+    text, flat, main = _chapter_views()
+    assert "Most of transformers' models that learn position" not in flat
+    assert "in transformers, SigLIP's vision encoder and Whisper's decoder have one." in collapsed(
+        flat, "Which models use these methods"
     )
     models = pathlib.Path(transformers.__file__).parent / "models"
     siglip = (models / "siglip" / "modeling_siglip.py").read_text()
@@ -7428,8 +7456,3 @@ def test_released_learned_position_is_mostly_an_absolute_table():
     decoder = whisper[whisper.index("class WhisperDecoder(") :]
     decoder = decoder[: decoder.index("def forward")]
     assert "self.embed_positions = WhisperPositionalEmbedding(" in decoder and "requires_grad_(False)" not in decoder
-    files = list(models.glob("*/modeling_*.py"))
-    absolute = re.compile(r"(position_embeddings?|embed_positions|wpe|pos_embed) = nn\.(Embedding|Parameter)\(")
-    n_absolute = sum(bool(absolute.search(f.read_text())) for f in files)
-    n_relative = sum("relative_attention_bias = nn.Embedding(" in f.read_text() for f in files)
-    assert n_absolute > 5 * n_relative  # 159 against 9 in transformers 5.24

@@ -158,10 +158,17 @@ QUERY_SCALES_DEFINED = (
     # fix pass 285 (reads r280a #3 and r280b #2, unclear: "DeepSeek's own attention factor" was defined only in a
     # block): the same m^2 as yarn's, m(40)^2 (test_temperature_rows_one_model_each_and_deepseek_same_m_285)
     " | the softmax scale, 1/√ of the query's width by default | DeepSeek-V3"
-    " | a constant, the same $m^2$, about 1.87 at its $s = 40$, in its released files |"
+    # fix pass 286 (reads r281a #2 and r281b #3, unclear: "the same $m^2$" read as yarn's m(s), which V3's factor is
+    # only because its `mscale_all_dim` is 1; V2's 0.707 gives 1.59): what sets the constant, then V3's values
+    # (test_temperature_rows_one_model_each_and_deepseek_same_m_285)
+    " | a constant, set by $s$ and `mscale_all_dim`; V3's released $s = 40$ and `mscale_all_dim` 1 make it `yarn`'s"
+    " $m^2$, about 1.87 |"
     # fix pass 281 (reads r277a #4 and r277b #2, unclear: the query scale was defined only in a block): defined under
     # the table (test_query_scale_defined_under_the_temperature_table_and_yarn_code_names); fix pass 282: before it
-    " A factor in the softmax scale multiplies the unrotated part of each logit too, not just the rotated part."
+    # fix pass 286 (read r281b #2, unclear: "too" had nothing to contrast with on the main line): the contrast in the
+    # sentence, a factor on cos and sin misses the unrotated part (the block's partial rotary bullet and its DeepSeek
+    # table's last column; test_temperature_main_line_says_deepseek_moves_the_sharpening_to_the_softmax_scale)
+    " A factor on cos and sin misses each logit's unrotated part; one in the softmax scale multiplies it too."
     # fix pass 285 (reads r280a #3 and r280b #2, unclear: names and terms before the idea settles): "Each row
     # multiplies the logits, so look in all three places" dropped; the section's first sentence says to look wherever
     # the code applies such a number, and the table's three rows are the places
@@ -477,6 +484,11 @@ def test_left_padding_check_matches_the_rows_alone():
     # match within the tolerance and a miss by more than ten times it
     assert float((kept - alone).abs().max()) < 1e-5
     assert float((shifted - alone).abs().max()) > 10 * 1e-5
+    # fix pass 286 (read r281b #4, overstated: "For plain RoPE and static rules, the shift changes the scores only by
+    # rounding"): the tiny Ministral 3's rule is static, transformers' `yarn`, yet its shifted row misses by more than
+    # ten times the tolerance, through the query scale; hence the main line's "static rules without a query scale"
+    assert scaled.config.rope_parameters["rope_type"] == "yarn" and "dynamic" not in str(scaled.config.rope_parameters)
+    assert "For plain RoPE and static rules without a query scale, the shift" in " ".join(_page().split())
     from transformers import Ministral3ForCausalLM
 
     flat = copy.deepcopy(scaled.config)
@@ -576,7 +588,10 @@ def test_fast_pair_and_turns_in_l_share_one_span_in_llama_31():
     assert (
         # fix pass 266 (read r265 glossary #1, overstated: training shows a fast pair a grid of angles at most theta_i
         # apart, not its whole circle): the glossary's wording
-        "- The glossary's *fast pair* turns at least once over training's distances, 0 to $L - 1$, so its trained"
+        # fix pass 286 (read r281a #1, unclear: the glossary's main line counts turns in L, its row over L - 1): the
+        # bullet quotes the row
+        "- The glossary's *fast pair* row counts turns over training's distances, 0 to $L - 1$: a fast pair turns at"
+        " least once there, so its trained"
         # fix pass 281 (read r277a #3, unclear: three bullets on two near-identical counts): one bullet of two
         # sentences, the slow pair joined to the fast one's
         " angles go all the way round the circle, at most $\\theta_i$ apart; a *slow pair* turns less than once, so in"
@@ -780,8 +795,11 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     rule = "Without `position_ids`, left-padding shifts a padded row's positions up by its pad count."
     lead = (
         # fix pass 285 (reads r280a #9 and r280b #6, unclear: names before the idea): "such as `llama3`" dropped
-        rule + " For plain RoPE and static rules, the shift changes the scores only by rounding, as"
-        " long as the mask hides the pads."
+        # fix pass 286 (read r281b #4, overstated: Ministral 3's static `yarn` with its query scale, and Llama 4's
+        # `llama3` with its tau, change more, as the four cases' block says): static rules without a query scale
+        # (test_left_padding_check_matches_the_rows_alone: the tiny Ministral 3's rule is static)
+        rule + " For plain RoPE and static rules without a query scale, the shift changes the scores only by"
+        " rounding, provided the mask hides the pads."
         # fix pass 281 (reads r277a #8 and r277b #3, unclear: the idea sat under the case list):
         # the offsets' reason is the section's first sentence now
     )
@@ -1356,8 +1374,10 @@ def test_llama_code_has_none_of_the_four_run_time_mechanisms():
     # rounding against the same model in float64); the sentence on the four cases closes their block
     # structural pass 249 (reads r248 #9, r248b #4): the rounding-only sentence carries the mask as its condition
     said = (  # fix pass 285 (reads r280a #9 and r280b #6): "such as `llama3`" dropped
-        "For plain RoPE and static rules, the shift changes the scores only by rounding, as long as"
-        " the mask hides the pads."
+        # fix pass 286 (read r281b #4, overstated: a static rule beside a query scale that reads positions changes
+        # more): static rules without a query scale
+        "For plain RoPE and static rules without a query scale, the shift changes the scores only by rounding,"
+        " provided the mask hides the pads."
     )
     assert said in section and "- `dynamic` and `longrope` pick" not in section, section
     cases = _collapsed("The four cases in detail")
@@ -1973,7 +1993,9 @@ def test_transformers_dynamic_l_is_the_stored_length():
     nine = "| dynamic NTK | 1 | 9 |"
     assert "$1 + s(" not in section and "nine" not in section and section.count(" 9 ") == 1 and nine in section
     # fix pass 285 (reads r280a #2 and r280b #1): $L$ also in the lead-in, the table's header and the two trades
-    assert "$1 + s(\\ell/L - 1)$" not in section and section.count("$L$") == 5, section
+    # fix pass 286 (reads r281a #4 and r281b #1, overstated: "more than it needs" measured against training at L):
+    # "training at $L$" in the needed row and in the static rule's sentence
+    assert "$1 + s(\\ell/L - 1)$" not in section and section.count("$L$") == 7, section
     # fix pass 281 (read r277a #1): "declared length", the name the rule's sentence gives
     # fix pass 285: "a file declared at its trained length", the header naming the cells
     assert "Take a file declared at its trained length $L$, with $s = 8$." in section
@@ -2080,7 +2102,9 @@ def test_bfloat16_drift_and_three_roundings():
     assert round(math.pi / error / 50) * 50 == 1750, math.pi / error
     assert "for a key about 1 750 tokens back it is half a turn off" in page
     # fix pass 279 (reads r275b #7 and r275a #4): three, the main table, the alt text and the block's pair-1 paragraph
-    assert "1 800" not in page and page.count("about 1 750") == 3, page.count("about 1 750")
+    # fix pass 286 (read r281a #6, unclear: the alt text gave the blue line at 3 radians and the orange one at half a
+    # turn): the alt text's orange line at 3 radians too (test_bfloat16_figure_draws_the_three_paths), so two remain
+    assert "1 800" not in page and page.count("about 1 750") == 2, page.count("about 1 750")
     # read r181: why pair 1 and not pair 0: "Pair 0's frequency, 1, is exact in bfloat16. Of the others, Llama 3.1's
     # pair 1 rounds furthest from its true frequency, so its angle drifts": of the 64 rounded frequencies, pair 1's is
     # the furthest off, so its angle error per token back is the largest
@@ -2183,10 +2207,12 @@ def test_dynamic_table_needed_row_is_the_stretch():
     # the needed row and the comparison are the block's, beside the stretch
     # fix pass 285 (reads r280a #2 and r280b #1, unfair comparison: the rules' 8 and 9 had only a verdict to compare
     # with): the main table gains a reference row, what the slowest pair needs, 1 up to L and the stretch at 2L
+    # fix pass 286 (reads r281a #4 and r281b #1, overstated: the need is measured against training at L): the
+    # reference row says so, as the static rule's sentence does
     assert [r[0] for r in main_rows] == [
         "static, such as `llama3`",
         "dynamic NTK",
-        "enough to turn it about as far as in training",
+        "enough to turn it about as far as in training at $L$",
     ], main_rows
     assert [int(r[2]) for r in main_rows] == [s, 1 + s * (ell / L - 1), stretch] == [8, 9, 2]
     assert int(stated) == stretch
@@ -2346,7 +2372,8 @@ def test_dynamic_main_line_shows_the_fixed_divisor_at_short_inputs_and_the_dynam
     table = (
         "| divisor of the slowest pair's frequency | input of $L$ tokens or fewer | input of $2L$ tokens |"
         " |---|---|---| | static, such as `llama3` | 8 | 8 | | dynamic NTK | 1 | 9 |"
-        " | enough to turn it about as far as in training | 1 | 2 |"
+        # fix pass 286 (reads r281a #4 and r281b #1): the reference row measured against training at L
+        " | enough to turn it about as far as in training at $L$ | 1 | 2 |"
     )
     verdict = "Beyond $L$, dynamic NTK's divisor grows $s$ times as fast as the need."
     assert "both rules divide by more" not in main and "To turn no further" not in main
@@ -3041,15 +3068,17 @@ def test_reading_code_live_values_and_positions():
     angle_error = ((p32[:, None] * inv32).double() - p32.double()[:, None] * inv32.double()).abs()
     assert float(angle_error.max()) < 0.01, float(angle_error.max())
     assert (  # fix pass 285 (reads r280a #9 and r280b #6): "such as `llama3`" dropped
-        "For plain RoPE and static rules, the shift changes the scores only by rounding, as long as"
-        " the mask hides the pads."
+        # fix pass 286 (read r281b #4, overstated): static rules without a query scale
+        "For plain RoPE and static rules without a query scale, the shift changes the scores only by rounding,"
+        " provided the mask hides the pads."
         in page
         and "That rounding arises where transformers forms the angles in float32, then rounds cos and sin to the"
         " activations' dtype."
         in page
     )  # with the mask the lesson passes (read r175: the check below shows 2e-1 without it, while the cache is on)
-    # "as long as the mask hides the pads": with the mask, eager attention gives the pads' keys
-    # weight 0 from every real token's query, in every layer and head; without it they get weight
+    # "provided the mask hides the pads" (fix pass 286: "as long as", shortened to keep 25 words): with the mask,
+    # eager attention gives the pads' keys weight 0 from every real token's query, in every layer and head; without
+    # it they get weight
     eager = copy.deepcopy(model)
     eager.set_attn_implementation("eager")
     with torch.no_grad():
@@ -3928,7 +3957,8 @@ def test_query_scales_are_defined_where_the_run_time_cases_use_them():
     prose = [defined[: defined.index(" | ")], defined[defined.rindex(" | ") + 3 :]]  # the prose around the table
     # fix pass 281 (reads r277a #4 and r277b #2): the query scale's definition first under the table
     # fix pass 282 (reads r278a #3 and r278b #3): both definitions before the table, two sentences under it
-    assert prose[0].endswith("before the softmax.") and prose[1].startswith("A factor in the softmax scale"), prose
+    # fix pass 286 (read r281b #2, unclear: "too" without its contrast): the sentence opens on cos and sin's factor
+    assert prose[0].endswith("before the softmax.") and prose[1].startswith("A factor on cos and sin misses"), prose
     # fix pass 282 (reads r278a #3 and r278b #3): the lead and both definitions before the table, three sentences
     sentences = [*prose[0].replace(". ", ".\n").split("\n")[3:], *prose[1].replace(". ", ".\n").split("\n")]
     assert prose[0].replace(". ", ".\n").split("\n")[:3] == ["Other models put that number elsewhere."] + [
@@ -3937,7 +3967,8 @@ def test_query_scales_are_defined_where_the_run_time_cases_use_them():
     # fix pass 280 (read r276b #3): a sentence on the unrotated part between the definition and the closing one
     # fix pass 281 (reads r277a #4 and r277b #2): and the query scale's definition before them
     # fix pass 285 (reads r280a #3 and r280b #2): one sentence under it, the closing "Each row ..." dropped
-    assert len(sentences) == 1 and sentences[0].startswith("A factor in the softmax scale"), sentences
+    # fix pass 286 (read r281b #2): the same sentence, now with the contrast, cos and sin's factor first
+    assert len(sentences) == 1 and sentences[0].startswith("A factor on cos and sin misses"), sentences
     assert all(len(s.split()) <= 20 for s in sentences), sentences  # one short sentence each
     said = "by $1 + \\beta \\ln(1 + \\lfloor p/L \\rfloor)$. Here $\\beta$ is `llama_4_scaling_beta`, $p$"
     assert "the main text's $1 + \\beta" not in page
@@ -4545,7 +4576,11 @@ def test_fixed_rule_effective_factor_is_s_when_the_slowest_pair_is_divided():
     lesson = "gives each pair one divisor for its frequency, used at every input length."
     assert lesson in " ".join(main.split())
     # fix pass 285 (reads r280a #2 and r280b #1): said below the table, with what the static rule trades
-    assert "So every shorter input, even one within $L$, is slowed more than it needs." in " ".join(main.split())
+    # fix pass 286 (reads r281a #4 and r281b #1, overstated): the need measured against training at L
+    assert (
+        "So every shorter input, even one within $L$, is slowed more than the angles of training at $L$ require."
+        in " ".join(main.split())
+    )
     factors = page[page.index("<details>", start) :]
     factors = factors[: factors.index("</details>")]
     assert (
@@ -4810,12 +4845,19 @@ def test_temperature_main_line_says_deepseek_moves_the_sharpening_to_the_softmax
     said = (
         # fix pass 282 (read r278b #3): DeepSeek's own attention factor, not the main line's m
         # fix pass 285 (reads r280a #3 and r280b #2): the same m^2, m(40)^2 with mscale_all_dim 1
+        # fix pass 286 (reads r281a #2 and r281b #3, unclear: "the same $m^2$" held only for V3's `mscale_all_dim` 1):
+        # what sets it, $s$ and `mscale_all_dim` (checked below: `yarn_apply_mscale` reads `factor` and
+        # `mscale_all_dim` alone), then V3's released values, which make it `yarn`'s m(40)^2 (checked below)
         "| the softmax scale, 1/√ of the query's width by default | DeepSeek-V3"
-        " | a constant, the same $m^2$, about 1.87 at its $s = 40$, in its released files |"
+        " | a constant, set by $s$ and `mscale_all_dim`; V3's released $s = 40$ and `mscale_all_dim` 1 make it `yarn`'s"
+        " $m^2$, about 1.87 |"
     )
     assert "The *softmax scale* multiplies $q \\cdot k$ before the softmax." in main
+    # fix pass 286 (read r281b #2, unclear: the contrast was the block's alone): a factor on cos and sin misses the
+    # unrotated part (checked below: on a tiny DeepSeek-V3, transformers' cos and sin factor reaches the rotated
+    # part only, the block's table)
     unrotated = (
-        "A factor in the softmax scale multiplies the unrotated part of each logit too, not just the rotated part."
+        "A factor on cos and sin misses each logit's unrotated part; one in the softmax scale multiplies it too."
     )
     assert unrotated in main and main.index(said) < main.index(unrotated)
     both = (
@@ -4825,7 +4867,8 @@ def test_temperature_main_line_says_deepseek_moves_the_sharpening_to_the_softmax
     assert both + " $\\times\\, m(s, \\mu_2)^2$ |" in page and "sharpen attention through the softmax scale" in page
     assert said in main and "attention_scaling" not in main and main.count("1.87") == 1, main
     assert (0.1 * math.log(40) + 1) ** 2 > 1.8
-    assert "`mscale_all_dim`" not in main and "m(s, \\mu)" not in main and "\\mu_1" not in main, main
+    # fix pass 286 (reads r281a #2 and r281b #3): `mscale_all_dim` named in DeepSeek-V3's cell only, twice
+    assert main.count("`mscale_all_dim`") == 2 and "m(s, \\mu)" not in main and "\\mu_1" not in main, main
     opening = (
         "DeepSeek-V2 and V3 sharpen attention through the softmax scale, the $1/\\sqrt d$ on $q \\cdot k$, not through"
         " cos and sin. They use $m(s, \\mu) = 0.1\\,\\mu \\ln s + 1$ and put its square on the softmax scale."
@@ -4907,6 +4950,14 @@ def test_temperature_main_line_says_deepseek_moves_the_sharpening_to_the_softmax
     other = ds3.DeepseekV3Model(DeepseekV3Config(**tiny, rope_scaling=dict(rope, mscale=0.5, mscale_all_dim=2.0)))
     assert math.isclose(other.rotary_emb.attention_scaling, m(0.5) / m(2.0), rel_tol=1e-12)
     assert abs(other.rotary_emb.attention_scaling - 1) > 0.1  # fix pass 278: unlike the released files, not 1
+    # fix pass 286 (read r281b #2): "A factor on cos and sin misses the unrotated part of each logit": DeepSeek-V3's
+    # attention applies cos and sin to q_rot and k_rot alone and joins the unrotated q_pass (k_nope) unchanged, while
+    # `scaling` multiplies the whole q . k
+    forward = " ".join(inspect.getsource(ds3.DeepseekV3Attention.forward).split())
+    split = "q_pass, q_rot = torch.split(q_states, [self.qk_nope_head_dim, self.qk_rope_head_dim], dim=-1)"
+    assert split in forward and "q_rot, k_rot = apply_rotary_pos_emb(q_rot, k_rot, cos, sin)" in forward, forward
+    assert forward.index("apply_rotary_pos_emb(q_rot") < forward.index("query_states = torch.cat((q_pass, q_rot)")
+    assert "q_pass" not in forward[forward.index(split) + len(split) : forward.index("torch.cat((q_pass")]
     assert math.isclose(other.layers[0].self_attn.scaling / config.qk_head_dim**-0.5, m(2.0) ** 2, rel_tol=1e-12)
     on_softmax = model.layers[0].self_attn.scaling / config.qk_head_dim**-0.5
     assert math.isclose(on_softmax, (0.1 * math.log(40) + 1) ** 2, rel_tol=1e-12)  # m(40, 1)^2 on every logit
@@ -4947,6 +4998,11 @@ def test_temperature_main_line_says_deepseek_moves_the_sharpening_to_the_softmax
     m40 = LlamaRotaryEmbedding(LlamaConfig(hidden_size=64, num_attention_heads=4, rope_scaling=yarn40))
     assert math.isclose(on_softmax, m40.attention_scaling**2, rel_tol=1e-12)
     assert f"{on_softmax:.2f}" == "1.87" and "1.9" not in main
+    # fix pass 286 (reads r281a #2 and r281b #3): "set by $s$ and `mscale_all_dim`": the same s = 40 with V2's
+    # released `mscale_all_dim`, 0.707, gives another constant, about 1.59, not `yarn`'s m^2
+    v2_mu = MODEL_ROPE_CONFIGS["deepseek-v2"]["rope_scaling"]["mscale_all_dim"]
+    v2_like = ds3.yarn_apply_mscale(dict(rope, mscale=v2_mu, mscale_all_dim=v2_mu), 1.0)
+    assert f"{v2_like:.2f}" == "1.59" and abs(v2_like - on_softmax) > 0.2, v2_like
     # fix pass 265 (reads r264 #3 and r264b #2): the paragraph keeps three short sentences, and ends on DeepSeek's
     # softmax scale; the blocks follow it directly
     # fix pass 266 (read r265b #2): the paragraph ends on what both mechanisms share, after DeepSeek's softmax scale
@@ -4958,9 +5014,12 @@ def test_temperature_main_line_says_deepseek_moves_the_sharpening_to_the_softmax
         # fix pass 282 (reads r278a #3 and r278b #3): DeepSeek's own factor; both definitions moved above the table
         # fix pass 285 (reads r280a #3 and r280b #2): the same m^2; the closing "Each row multiplies the logits"
         # dropped, as the section's first sentence says where to look
-        "| a constant, the same $m^2$, about 1.87 at its $s = 40$, in its released files |"
+        # fix pass 286 (reads r281a #2 and r281b #3): what sets the constant, then V3's values
+        "| a constant, set by $s$ and `mscale_all_dim`; V3's released $s = 40$ and `mscale_all_dim` 1 make it `yarn`'s"
+        " $m^2$, about 1.87 |"
         # fix pass 280 (read r276b #3): what a factor there reaches, the unrotated part too
-        " A factor in the softmax scale multiplies the unrotated part of each logit too, not just the rotated part."
+        # fix pass 286 (read r281b #2): and what a factor on cos and sin misses, in the same sentence
+        " A factor on cos and sin misses each logit's unrotated part; one in the softmax scale multiplies it too."
     )
     assert main.rstrip().endswith(ends)
     assert page.index(said) < page.index(stated)
@@ -5595,9 +5654,9 @@ def test_query_scale_and_softmax_scale_multiply_the_logits():
     # places named, one per kind of row
     # fix pass 285 (reads r280a #3 and r280b #2): the closing sentence dropped; the section's first sentence says to
     # look wherever the code multiplies the logits, and the main line ends on the unrotated part
-    closing = (
-        "A factor in the softmax scale multiplies the unrotated part of each logit too, not just the rotated part."
-    )
+    # fix pass 286 (read r281b #2): the closing sentence says what a factor on cos and sin misses, then the softmax
+    # scale's
+    closing = "A factor on cos and sin misses each logit's unrotated part; one in the softmax scale multiplies it too."
     assert "Both multiply the logits" not in main and main.rstrip().endswith(closing), main
     assert "look for a number that multiplies the logits, wherever the code applies it." in main
     forward = " ".join(inspect.getsource(modeling_ministral3.Ministral3Attention.forward).split())
@@ -5675,7 +5734,12 @@ def test_temperature_table_rows_are_where_transformers_multiplies():
     # fix pass 282 (read r278b #3, unclear: the main line's m is transformers' attention factor, 1 here)
     # fix pass 285 (reads r280a #3 and r280b #2, unclear: "DeepSeek's own attention factor" undefined on the main
     # line): the same m^2 as yarn's (test_temperature_rows_one_model_each_and_deepseek_same_m_285)
-    assert rows[2][2] == "a constant, the same $m^2$, about 1.87 at its $s = 40$, in its released files"
+    # fix pass 286 (reads r281a #2 and r281b #3, unclear: "the same $m^2$" held only for V3's `mscale_all_dim` 1):
+    # what sets the constant, then V3's values (test_temperature_rows_one_model_each_and_deepseek_same_m_285)
+    assert rows[2][2] == (
+        "a constant, set by $s$ and `mscale_all_dim`; V3's released $s = 40$ and `mscale_all_dim` 1 make it `yarn`'s"
+        " $m^2$, about 1.87"
+    )
     assert main.index("Other models put that number elsewhere.") < main.index("| where the code multiplies")
     pytest.importorskip("transformers", minversion="5.24")  # the book's version
     from transformers import LlamaConfig
@@ -7341,7 +7405,11 @@ def test_bfloat16_figure_draws_the_three_paths():
     # "about 1 750", the distance at which the curve passes 3.1 radians rounded to the nearest 50, and the main line's
     # half a turn, pi over pair 1's rounding error, 1 756 (test_bfloat16_drift_and_three_roundings)
     assert 1650 <= first(model_to["from_zero"], 3.0) and round(first(model_to["from_zero"], 3.1) / 50) * 50 == 1750
-    assert "the orange line by about 1 750" in page  # the alt text
+    # fix pass 286 (read r281a #6, unclear: the alt text gave the blue line at 3 radians, the orange one at half a
+    # turn): the orange line at 3 radians too, its first distance there (1 677 here) rounded to the nearest 10
+    assert round(first(model_to["from_zero"], 3.0) / 10) * 10 == 1680, first(model_to["from_zero"], 3.0)
+    assert "by 642 in pair 3 and 654 in pair 1, the orange line by about 1 680," in page  # the alt text
+    assert "the orange line by about 1 750" not in page
     # "past query position 512, even a key one back", and the table's "first at a query just past position 512"
     assert first(bf16["one_back"], 3.0) in range(513, 521)
     # fix pass 281 (read r277a #7): "climbs in steps to about half a turn ... past query position 512": below 512 the
@@ -7763,15 +7831,20 @@ def test_dynamic_table_is_fair_with_the_needed_row_285():
     $L$, dynamic NTK slows every pair but the fastest, the middle ones less." Its reference row, 1 and 2 (checked in
     test_dynamic_main_line_shows_the_fixed_divisor_at_short_inputs_and_the_dynamic_formula). Under it, what each rule
     trades: a static s = 8 lets the slowest pair turn about as far in 8L tokens as in training, so every shorter input
-    is slowed more than it needs; dynamic NTK's divisor, 1 + s(l/L - 1), grows s times as fast as the need l/L. Checked
-    on transformers 5.24's `llama3` and `_compute_dynamic_ntk_parameters` with Llama 3.1's head."""
+    is slowed more than the angles of training at L require (fix pass 286); dynamic NTK's divisor, 1 + s(l/L - 1),
+    grows s times as fast as the need l/L. Checked on transformers 5.24's `llama3` and
+    `_compute_dynamic_ntk_parameters` with Llama 3.1's head."""
     main = " ".join(_section_main_line(_page(), "## Static and dynamic scaling rules").split())
     said = [
         "The cells give only the slowest pair; beyond $L$, dynamic NTK slows every pair but the fastest, the middle"
         " ones less.",
-        "| enough to turn it about as far as in training | 1 | 2 |",
+        # fix pass 286 (reads r281a #4 and r281b #1, overstated: "more than it needs" measured against training at L,
+        # while a model trained further with the rule in place may have learned the divided angles): the need is the
+        # angles of training at L, in the row and in the sentence
+        "| enough to turn it about as far as in training at $L$ | 1 | 2 |",
         "A static rule's $s$ is sized for long inputs: divided by 8, the slowest pair turns about as far in $8L$ tokens"
-        " as in training. So every shorter input, even one within $L$, is slowed more than it needs.",
+        " as in training. So every shorter input, even one within $L$, is slowed more than the angles of training at"
+        " $L$ require.",
         "Beyond $L$, dynamic NTK's divisor grows $s$ times as fast as the need. Its `factor` sets that speed, not a"
         " longest input.",
     ]
@@ -7814,17 +7887,20 @@ def test_dynamic_table_is_fair_with_the_needed_row_285():
 def test_temperature_rows_one_model_each_and_deepseek_same_m_285():
     """Fix pass 285 (reads r280a #3 and r280b #2, unclear: five model families in three rows, and DeepSeek's factor
     undefined on the main line). One model a row: `yarn` and `longrope`, Ministral 3 and Mistral 4, DeepSeek-V3; Llama 4
-    is the block's "Query scales by position". DeepSeek-V3's cell: "a constant, the same $m^2$, about 1.87 at its
-    $s = 40$, in its released files". Checked on transformers 5.24 with posenc's copy of V3's rope fields (`mscale` and
-    `mscale_all_dim` 1): its attention's softmax-scale multiplier is `yarn`'s attention factor at s = 40, squared,
-    (0.1 ln 40 + 1)^2, which rounds to 1.87; cos and sin carry 1."""
+    is the block's "Query scales by position". DeepSeek-V3's cell (fix pass 286): "a constant, set by $s$ and
+    `mscale_all_dim`; V3's released $s = 40$ and `mscale_all_dim` 1 make it `yarn`'s $m^2$, about 1.87". Checked on
+    transformers 5.24 with posenc's copy of V3's rope fields (`mscale` and `mscale_all_dim` 1): its attention's
+    softmax-scale multiplier is `yarn`'s attention factor at s = 40, squared, (0.1 ln 40 + 1)^2, which rounds to
+    1.87; cos and sin carry 1."""
     page = _page()
     main = " ".join(_section_main_line(page, "## Temperature rules").split())
     rows = [
         "| cos and sin, by the attention factor $m$ | `yarn` and `longrope` |",
         "| each query, by a query scale | Ministral 3 and Mistral 4 | a scale that steps up with the position |",
-        "| the softmax scale, 1/√ of the query's width by default | DeepSeek-V3 | a constant, the same $m^2$, about"
-        " 1.87 at its $s = 40$, in its released files |",
+        # fix pass 286 (reads r281a #2 and r281b #3, unclear: "the same $m^2$" is `yarn`'s only with V3's
+        # `mscale_all_dim` 1): what sets it, then V3's values (checked below, and V2's 0.707 giving another constant)
+        "| the softmax scale, 1/√ of the query's width by default | DeepSeek-V3 | a constant, set by $s$ and"
+        " `mscale_all_dim`; V3's released $s = 40$ and `mscale_all_dim` 1 make it `yarn`'s $m^2$, about 1.87 |",
     ]
     assert all(row in main for row in rows) and "Llama 4" not in main and "own attention factor" not in main, main
     scales = " ".join(_collapsed("Query scales by position: Llama 4, Ministral 3 and Mistral 4").split())
@@ -7849,6 +7925,17 @@ def test_temperature_rows_one_model_each_and_deepseek_same_m_285():
     assert math.isclose(m, 0.1 * math.log(40) + 1, rel_tol=1e-12)
     assert math.isclose(multiplier, m**2, rel_tol=1e-9) and round(multiplier, 2) == 1.87, (multiplier, m)
     assert DeepseekV3RotaryEmbedding(config).attention_scaling == 1.0  # cos and sin carry 1
+    # fix pass 286: "set by $s$ and `mscale_all_dim`": another `mscale_all_dim` (V2's released 0.707), or another s,
+    # changes the multiplier; `mscale` alone does not reach the softmax scale
+    v2_mu = MODEL_ROPE_CONFIGS["deepseek-v2"]["rope_scaling"]["mscale_all_dim"]
+
+    def softmax_multiplier(**fields):
+        other = DeepseekV3Config(**small, max_position_embeddings=163840, rope_scaling={**v3, **fields})
+        return DeepseekV3Attention(other, layer_idx=0).scaling / attention.qk_head_dim**-0.5
+
+    assert round(softmax_multiplier(rope_theta=10000.0, mscale=v2_mu, mscale_all_dim=v2_mu), 2) == 1.59
+    assert not math.isclose(softmax_multiplier(rope_theta=10000.0, factor=8.0), multiplier)
+    assert math.isclose(softmax_multiplier(rope_theta=10000.0, mscale=0.5), multiplier, rel_tol=1e-12)
 
 
 DYNAMIC_DETAILS_285 = "Details: the stretch, dynamic NTK's base, LongRoPE, transformers and other code"

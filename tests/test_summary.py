@@ -8935,7 +8935,13 @@ def test_glossary_worked_examples():
     glossary = " ".join((ROOT / "book" / "glossary.md").read_text(encoding="utf-8").split())
     # fix pass 279 (reads r275a #3 and r275b #2, unclear: the numbers stated three times): the glossary's one main-line
     # statement, in its Llama 3.1 example
-    assert "In that head, pairs 0 to 34 are fast, but `llama3` keeps only pairs 0 to 28 and ramps 29 to 34." in glossary
+    # fix pass 286 (reads r281a #5 and r281b #2 on glossary.md, unclear: nine numbers in two sentences): a table of
+    # the pairs by turns in L; its `llama3` column, from the bands above
+    assert f"In that head, pairs 0 to {fast[-1]} are fast, and both rules keep only some of them:" in glossary
+    assert (
+        f"| 19 to {kept[-1]} | 4 to 32 | kept | ramped | | {ramped[0]} to {ramped[-1]} | 1 to 4 | ramped | ramped |"
+        in glossary
+    )
     assert ramped == list(range(29, 35)), ramped
     # the glossary's worked case in "Longer inputs": Llama 3.1's llama3 bands, as above
     assert "| `llama3` | keeps pairs 0 to 28, *ramps* 29 to 34, divides 35 to 63 by 8 |" in glossary
@@ -9079,7 +9085,10 @@ def test_glossary_rows_follow_the_chapters():
         # chapter 5's head named, d = 128 and b = 10^4, as chapter 5 states just above
         "| RoFormer's claim that RoPE's scores fall with distance. Chapter 5 finds, in its head of width 128 and base"
         " 10 000, that it holds for a *matching key* only"
-        " on average over each doubling of the distance, up to about half the base, and not for an unrelated key |"
+        # fix pass 286 (glossary read r281a #4, unclear: the average over random queries was only the block's): the
+        # row names both averages, as the block just below does
+        " on average over random *isotropic* queries and over each doubling of the distance, up to about half the"
+        " base, and not for an unrelated key |"
     ) in glossary
     assert (
         # fix pass 264 (read r263b #1, unclear: the glossary's bullet packed its numbers before its finding): the
