@@ -906,14 +906,17 @@ lesson_279_r280 = (
 # test_section_8l_lesson_holds_on_the_saved_run
 lesson_279 = (
     # fix pass 285 (reads r280a #1 and r280b #1, unclear: "does well" used bars defined only in a block): each bullet
-    # states its bar; "a passkey is the input's only digit" stays in the block "How the measures are scored"
+    # states its bar; "a passkey is the input's only digit" stays in the block "How the measures are scored" too
     "A trigram model, which predicts each symbol from the two before it, scores 0.72 nats on the filler. - Predicting"
     " the filler: doing well means a loss within 0.1 nats of the trigram's; only KERPLE and ALiBi do. - Finding"
     # fix pass 286 (read r281a #6, unclear: the grading took a learner too long to rebuild): the passkey bullet says
     # only who falls short, "every model but ALiBi does" (on the five-seed means, test_section_8l_lesson_holds_on_the_
     # saved_run); the words pay for the takeaway's crossing (r281b #7)
-    " passkeys: doing well means finding 95 % or more in both columns; every model but ALiBi does. So only KERPLE"
-    " does well at both, on its five-seed mean; one of its seeds finds under 95 %."
+    " passkeys: doing well means finding 95 % or more in both columns; every model but ALiBi does."
+    # fix pass 287 (read r282a #3, unclear: T5's and NoPE's 100 % read as a position-encoding success on the main
+    # line): why, in one sentence, also on the main line (checked in test_passkey_column_credits_no_encoding_for_a_find)
+    " A passkey is the input's only digit, so content alone can find it."
+    " So only KERPLE does well at both, on its five-seed mean; one of its seeds finds under 95 %."
 )
 # fix pass 280 (read r276a #1, overstated: NoPE's seed 4 misses one passkey outside the table): "find every passkey
 # in both columns"; (read r276a #6, unclear: "does well in both measures" used grades defined only in a block): the
@@ -2006,10 +2009,16 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
         # fix pass 286 (reads r281a #5 and r281b hardest #1, unclear: four inferences came before the idea): the idea
         # first (the lift), then the measured lift, then why (thresholds below 511, smaller u, curves that fall);
         # (read r281b #2, unclear: the share is over the 64 nearest keys only): "of the 64 nearest keys"
+        # fix pass 287 (read r282b #2, unclear: the step that makes the deduction valid was only in the block, and
+        # "and" joined it to a separate measurement): the counterfactual first (neither query past the threshold:
+        # both divide by psi(L_thr), so equal u and equal curves; the saved curves differ at every distance, checked
+        # below), then the conclusion, then the measured fall as a sentence of its own; (reads r282a #2 and r282b #1,
+        # overstated: the shares are one head's, seed 0, layer 0, head 0): "In that head"
         "In chapter 8's FIRE models, trained on 64-token inputs, a later query lifts the biases of nearby keys. The"
-        " saved biases show query 511 giving every key 1 to 63 back a higher bias than query 63 does. They imply"
-        " learned thresholds below 511, so query 511 gives these keys a smaller $u$, and every saved curve falls with"
-        " distance. The figure below draws this lift for one head. At equal content scores, it cuts the two nearest"
+        " saved biases show query 511 giving every key 1 to 63 back a higher bias than query 63 does. If neither query"
+        " passed the threshold, the curves would match. They differ, so the learned thresholds lie below 511, and"
+        " query 511 gives these keys a smaller $u$. Every saved curve falls with distance. The figure below draws this"
+        " lift for one head. In that head, at equal content scores, it cuts the two nearest"
         " tokens' share of the 64 nearest keys from about nine tenths to seven tenths. Perhaps that raises FIRE's loss"
         " at $8L$, a guess untested here."
     )  # fix pass 276 (my review): the 41-word sentence split, its reason a sentence of its own
@@ -2191,9 +2200,10 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
     # fix pass 274 (reads r271a #3 and r271b #2): two sentences, the effect, then the lift drawn below
     # fix pass 275 (reads r272a #4 and r272b #3): three, the lift's stake last (stake_275)
     assert (
-        len(re.findall(r"[.:;] (?=[A-Z])", lesson)) + 1 == 6
+        len(re.findall(r"[.:;] (?=[A-Z])", lesson)) + 1 == 8
     )  # fix pass 280 (reads r276a #4 and r276b #2): five, the share and its untested cause in the block
     # fix pass 283 (read r279b #1): six, the measured higher bias a sentence of its own
+    # fix pass 287 (read r282b #2): eight, the counterfactual and the measured fall sentences of their own
     # fix pass 276: four, the stake's reason its own sentence; fix pass 279 (read r275a #1): six, with the filler's
     # gloss second and the untested cause last
     # fix pass 221: the weight moved, the fall with u, the lift, the key one back, the own token; 249: its size;
@@ -2294,11 +2304,19 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
     # fix pass 282 (reads r278a #2 and r278b #3, unclear: "in every trained head the bias falls as u grows" stated
     # for the MLP what is measured on the saved curves): "every saved curve falls with distance", the measured form
     # (checked below: every saved curve falls strictly at every step, in all 40 heads, from both queries)
-    assert trained_main.count("threshold") == 1 and "the bias falls as $u$ grows" not in trained_main
+    # fix pass 287 (read r282b #2): the counterfactual names the threshold too, so twice
+    assert trained_main.count("threshold") == 2 and "the bias falls as $u$ grows" not in trained_main
     # fix pass 285 (read r280a #2): the thresholds are implied by the saved biases, not recorded
     # fix pass 286 (reads r281a #5 and r281b hardest #1): the same inference, after the measured lift
-    assert trained_main.count("a smaller $u$, and every saved curve falls with distance.") == 1
-    assert "They imply learned thresholds below 511, so query 511 gives these keys a smaller $u$" in trained_main
+    # fix pass 287 (read r282b #2, unclear: the deduction's step was the block's, and "and" joined it to a separate
+    # measurement): the counterfactual, the conclusion, then the measured fall as its own sentence
+    assert "a smaller $u$, and every saved curve falls with distance." not in trained_main
+    assert trained_main.count("Every saved curve falls with distance.") == 1
+    assert "They imply learned thresholds below 511" not in trained_main
+    assert (
+        "If neither query passed the threshold, the curves would match. They differ, so the learned thresholds lie"
+        " below 511, and query 511 gives these keys a smaller $u$." in trained_main
+    )
     assert "So each learned $L_{\\text{thr}}$ ended below 511, and query 511 lies past it." in fire_block
     # fix pass 267 (read r266b #4): "From each of these two queries, the trained bias falls with the distance, so with
     # $u$." follows the sentence that names the two queries; every saved curve, from query 63 (64 tokens) and from
@@ -2333,7 +2351,9 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
             # paragraph (effect), the measured lift follows, then the reason
             trained_main.index("The saved biases show query 511 giving every key 1 to 63 back a higher bias")
         )
-        < trained_main.index("so query 511 gives these keys a smaller $u$")
+        # fix pass 287 (read r282b #2): the counterfactual, then "They differ, so ..."
+        < trained_main.index("If neither query passed the threshold")
+        < trained_main.index("and query 511 gives these keys a smaller $u$")
     )
     assert "the two queries the run saved" not in text  # fix pass 266 (read r265b #2): jargon
     # fix pass 266 (read r265 #1, overstated by implication): the lost share's effect on FIRE's loss, once, as not
@@ -2481,7 +2501,8 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
     # fix pass 281 (reads r277a #3 and r277b #2): "So ..., and a higher bias", after the learned thresholds
     # fix pass 286 (reads r281a #5 and r281b hardest #1): the measured lift first, its reason after
     first = flat_main_fire.index("The saved biases show query 511 giving every key 1 to 63 back a higher bias")
-    assert "so query 511 gives these keys a smaller $u$" in flat_main_fire[first:]  # fix pass 283: measured
+    # fix pass 287 (read r282b #2): "They differ, so the learned thresholds lie below 511, and query 511 gives ..."
+    assert "and query 511 gives these keys a smaller $u$" in flat_main_fire[first:]  # fix pass 283: measured
     smallest = fire_block.index("From query 511, the key one back gets the smallest gain, and the own token keeps")
     assert "the bias from query 63 or query 511 falls" not in text
     assert "The key one back gains the least" not in text
@@ -3300,7 +3321,17 @@ def test_narrowed_wordings():
     )
     main_flat = _chapter_views()[2]
     assert zero not in " ".join(text.split()) and example not in " ".join(text.split())
-    assert convention_279 not in " ".join(text.split()) and convention_280 in main_flat
+    # fix pass 287 (reads r282a #5 and r282b #7, unclear: three own-gate caveats came before the table that defines a
+    # count): one sentence after the table, right after key 1's sum that includes the query's gate; the trained
+    # head's open gate is the block's ("A trained model's gate is a sigmoid ..., so its counts start at a fraction.")
+    convention_287 = (
+        "Key 1's count sums the gates of keys 1 to 4, its own and the query's included: $1 + 1 + 0 + 0 = 2$. So a count"
+        " includes the query's own gate; these examples close it, so their counts start at 0."
+    )
+    assert convention_279 not in " ".join(text.split()) and convention_280 not in main_flat
+    assert main_flat.count(convention_287) == 1
+    assert main_flat.index("| count $p_{4j}$ | 2 | 2 | 1 | 0 | 0 |") < main_flat.index(convention_287)
+    assert "Below, $g_{4j}$ is query 4's gate on key $j$, and $p_{4j}$ is key $j$'s count:" in main_flat
     assert origins_280 in " ".join(text.split()) and origins_280 not in main_flat
     assert " ".join(text.split()).index("| count $p_{4j}$ |") < " ".join(text.split()).index(origins_280)
     assert text.index("The counting task's ideal head, too, closes") < text.index(
@@ -3313,7 +3344,8 @@ def test_narrowed_wordings():
     assert ((0 < own) & (own < 1)).all()
     assert "gates $(1, 0, 1, 0, 0, 1)$ on keys 0 to 5; key 5 is the" in text  # exercise 3's query opens its gate
     flat_cope = " ".join(text.split())  # fix pass 279: the convention, right before the table
-    assert flat_cope.index(convention_280) < flat_cope.index("| gate $g_{4j}$ |")
+    # fix pass 287 (reads r282a #5 and r282b #7): now right after the table, in one sentence
+    assert flat_cope.index("| gate $g_{4j}$ |") < flat_cope.index(convention_287)
     # fix pass 220 (read r219 #3): the counting task names the contrast where its ideal head closes the question's
     # gate: "With such gates, counts start at 1 when the query's own gate is open, and at 0 when it is closed, as in
     # the table above." With gates of 0 or 1 the smallest count is the query's own token's, its own gate alone (a
@@ -4417,6 +4449,9 @@ def test_passkey_column_credits_no_encoding_for_a_find():
     config, *_, corpus = saved_run()
     assert config["corpus"]["passkey_len"] == 1
     assert_passkey_is_the_only_digit(corpus)
+    # fix pass 287 (read r282a #3): the lesson's "A passkey is the input's only digit, so content alone can find it.":
+    # one digit per probe (above), and the model without position encoding finds every passkey in both columns
+    assert "A passkey is the input's only digit, so content alone can find it." in lesson_279
     # fix pass 265 (read r264b #5): the lesson's gloss, "single digits, asked for at the end of the input": one digit
     # per passkey (above), and every probe's question, QUERY, is its input's last token, whose target is the digit;
     # "their synthetic filler text": the filler of the probes is the training text's, one Markov chain
@@ -6084,7 +6119,11 @@ def test_kerple_weight_is_stated_relative_to_the_querys_own_token():
     assert "2,660" not in section  # the exact ratio: the block's, asserted in the appendix's KERPLE check cell
     assert "26" not in section and "\\ll 1" not in section
     # fix pass 272 (reads r269a #2 and r269b #1): the title names chapter 8's trained heads, now the block's too
-    title = "<summary>Near the query, where the log head overtakes ALiBi, and chapter 8's trained heads</summary>"
+    # fix pass 287 (read r282a #1, unclear: "Near the query, where the log head overtakes ALiBi" said the reverse; near
+    # the query the log head keeps less, and overtakes only from 27 back): retitled "How far back the log head
+    # overtakes ALiBi"
+    assert "Near the query, where the log head overtakes" not in flat
+    title = "<summary>How far back the log head overtakes ALiBi, and chapter 8's trained heads</summary>"
     block = flat[flat.index(title) : flat.index("</details>", flat.index(title))]
     assert (
         "The log head $r_1 = r_2 = 1$ keeps less weight than ALiBi's head of slope 1/8 up to 26 tokens back, and"
@@ -6507,7 +6546,7 @@ def test_kerple_log_shapes_cross_alibis_flattest_line_about_650_back():
     # which pulled away from its lesson, and "it tests" had no clear antecedent): the main line ends on "The flatter
     # the ALiBi head, the farther back this log head catches up."; the two sentences are its block's, retitled to
     # name chapter 8's trained heads, with "the farthest key chapter 8 tests"
-    kerple_block_title = "Near the query, where the log head overtakes ALiBi, and chapter 8's trained heads"
+    kerple_block_title = "How far back the log head overtakes ALiBi, and chapter 8's trained heads"
     kerple_block = collapsed(text, kerple_block_title)
     said_block = re.findall(
         r"Chapter 8's trained log heads would catch up with that chapter's flattest ALiBi line at the earliest about"
@@ -6962,7 +7001,7 @@ def test_kerple_figure_draws_one_log_head_against_alibis_line():
     assert 'KerpleBias(1, kind="log", r1=1.0, r2=1.0)' in figure and "plt.show()" in figure
     assert figure.count("ax_bias.plot(") == figure.count("ax_weight.plot(") == 2  # the log head and ALiBi's line
     assert "fig.suptitle(\"KERPLE's log shape, one hand-set head, against ALiBi's line (dashed)\")" in figure
-    block = collapsed(flat, "Near the query, where the log head overtakes ALiBi, and chapter 8's trained heads")
+    block = collapsed(flat, "How far back the log head overtakes ALiBi, and chapter 8's trained heads")
     assert "such as $(r_1, r_2) = (2, 0.1)$ and $(4, 0.02)$, not drawn," in block
     # the outputs: the saved figure is the one this source draws (two lines a panel), checked on the executed cell
     fig_cell = cells[ids.index("r11m-kerple-remember") - 1]
@@ -7256,7 +7295,7 @@ def test_sink_leaves_a_keys_ratio_to_the_query_s_own_token_unchanged():
     logit on the first key lowers every other key's share and leaves the ratio of any two other keys' weights as it
     was."""
     text = " ".join(chapter_markdown("11_learned_position").split())
-    kerple_block = collapsed(text, "Near the query, where the log head overtakes ALiBi, and chapter 8's trained heads")
+    kerple_block = collapsed(text, "How far back the log head overtakes ALiBi, and chapter 8's trained heads")
     assert (
         "This comparison is against the query's own token. Many recent models put much of a head's weight on an early"
         " token, often the first, an *attention sink* ([chapter 10](10_rope_today.ipynb)); this comparison does not"
@@ -7426,8 +7465,13 @@ def test_cope_trained_own_gate_is_open():
     #1 and r281b #1, overstated: "about two thirds" was one seed's own gate, 0.35 to 0.97 over seeds): "A trained head
     may open it, so its counts need not start at 0", read from the counting cell's printed own gates, one per head:
     each above 0; a key's count at the query is its own gate alone."""
-    _, _, main = _chapter_views()
-    assert "A trained head may open it, so its counts need not start at 0." in main
+    _, flat, main = _chapter_views()
+    # fix pass 287 (reads r282a #5 and r282b #7, unclear: a third own-gate caveat before the table): the main line
+    # leaves it to the block under the table, which says a trained gate is a fraction (open in part)
+    assert "A trained head may open it, so its counts need not start at 0." not in flat
+    assert "A trained model's gate is a sigmoid of its query\u2013key score, a fraction, so its counts start at a" in (
+        collapsed(flat, "Where counts start with other gates")
+    )
     assert "about two thirds" not in main
     out = _cell_output("assert 0.5 < start < 1.5")
     gates = [float(g) for g in re.search(r"on its own token (\d\.\d\d) and (\d\.\d\d) per head", out).groups()]

@@ -129,8 +129,10 @@ QUERY_SCALES_DEFINED = (
     # fix pass 279 (reads r275a #9 and r275b #3, unclear: the last column mixed a constant, a position-dependent step
     # and a two-field value, and four rows under "three places"): one row per place, the last column one kind of value
     # (test_temperature_table_rows_are_where_transformers_multiplies)
+    # fix pass 287 (read r282a #1, overstated: `longrope`'s m also depends on L): "and for `longrope` by $L$ too"
+    # (test_temperature_table_rows_are_where_transformers_multiplies)
     " | cos and sin, by the attention factor $m$ | `yarn` and `longrope` | a constant, $m^2$, set by the extension"
-    " factor, when RoPE turns the whole head |"
+    " factor and for `longrope` by $L$ too, when RoPE turns the whole head |"
     # fix pass 275 (reads r272a #1 and r272b #2, unclear: Llama 4's cell held two qualifiers and a cache-length detail
     # that the run-time section explains): the cells keep the layers only; `attn_temperature_tuning` (on by default),
     # the cache length and Ministral 3's `position_ids` are the block's "Query scales by position"
@@ -142,7 +144,10 @@ QUERY_SCALES_DEFINED = (
     # condition in the cell (test_temperature_table_rows_are_where_transformers_multiplies)
     # fix pass 285 (reads r280a #3 and r280b #2, unclear: several models and mechanisms per row): one model a row;
     # Llama 4's layers without RoPE are the block's "Query scales by position"
-    " | each query, by a query scale | Ministral 3 and Mistral 4 | a scale that steps up with the position |"
+    # fix pass 287 (reads r282b #4 and #5, r281a #3, unclear: Llama 4's query scale, the one the run-time section
+    # says counts the pads, was missing from the main line): back in the example cell, its layers without RoPE
+    " | each query, by a query scale | Ministral 3 and Mistral 4; Llama 4 in its layers without RoPE"
+    " | a scale that steps up with the position |"
     # fix pass 277 (reads r274a #3 and r274b #2, unclear: `attention_scaling` had no definition on the main line): the
     # row says where the attention factor goes, not on cos and sin; the 1 is the block's
     # (test_temperature_main_line_says_deepseek_moves_the_sharpening_to_the_softmax_scale)
@@ -168,7 +173,11 @@ QUERY_SCALES_DEFINED = (
     # fix pass 286 (read r281b #2, unclear: "too" had nothing to contrast with on the main line): the contrast in the
     # sentence, a factor on cos and sin misses the unrotated part (the block's partial rotary bullet and its DeepSeek
     # table's last column; test_temperature_main_line_says_deepseek_moves_the_sharpening_to_the_softmax_scale)
-    " A factor on cos and sin misses each logit's unrotated part; one in the softmax scale multiplies it too."
+    # fix pass 287 (read r282a #2, unclear: the main line never said what the unrotated part is): the dimensions
+    # that partial-rotary heads and DeepSeek's MLA leave unrotated
+    # (test_temperature_main_line_says_deepseek_moves_the_sharpening_to_the_softmax_scale)
+    " A factor on cos and sin misses the unrotated dimensions of partial-rotary heads and DeepSeek's MLA; one in the"
+    " softmax scale multiplies them too."
     # fix pass 285 (reads r280a #3 and r280b #2, unclear: names and terms before the idea settles): "Each row
     # multiplies the logits, so look in all three places" dropped; the section's first sentence says to look wherever
     # the code applies such a number, and the table's three rows are the places
@@ -280,8 +289,11 @@ def test_porting_snippet_runs_as_pasted_on_gemma_3_and_llama():
     assert 'nested = "rope_type" not in params  # as in Gemma 3: one dict per layer kind' in code
     # the main line before the snippet says what it does with the kinds, in the table's per-layer-type row (read
     # r197); no sentence after it asks the reader to edit and rerun it (read r188)
+    # fix pass 287 (read r282a #6, unclear: read alone, the cell's path fails on a composite configuration): the
+    # path from `config` (checked in test_porting_table_rows_hold_in_transformers_5_24 on Gemma3Config)
     assert (
-        "| one dict for each kind that `layer_types` lists | `rope_parameters[kind]`, one kind at a time |"
+        "| one dict for each kind that `layer_types` lists"
+        " | `config.get_text_config().rope_parameters[kind]`, one kind at a time |"
         in _section_main_line(_page(), "## Porting transformers-4 code")
     )
     after = _raw().split(code)[1].lstrip("`\n")
@@ -975,10 +987,17 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     # table open the block "The four cases in detail"; the main line keeps one sentence, which of the two kinds of
     # position `position_ids` fix
     cases_285 = "<details><summary>The four cases in detail</summary>"
+    # fix pass 287 (read r282b #4, unclear: `dynamic` and `longrope` read as the only exceptions): Llama 4's query
+    # scale too, the third "remains" row of the block's table (checked below: the sentence names each)
     summary = (
         "Passing `position_ids` fixes code that reads each token's own position from them, but not `dynamic` and"
-        " `longrope`, which read the batch's highest position."
+        " `longrope`, which read the batch's highest position, nor Llama 4's query scale, which counts positions"
+        " itself."
     )
+    four_rows = re.findall(r"\| ([^|]+?) \| (removed|remains): [^|]+ \|", _collapsed("The four cases in detail"))
+    remains = [what for what, change in four_rows if change == "remains"]
+    assert len(four_rows) == 4 and len(remains) == 2, four_rows
+    assert remains[0].startswith("`dynamic` and `longrope`") and remains[1] == "Llama 4's query scale", remains
     assert lead + " " + summary + " " + cases_285 in section, section
     assert "mask alone" not in section and "pass both too" not in section
     assert "In other code" not in section
@@ -1182,8 +1201,10 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     bf16 = page[page.index("## bfloat16 frequencies") : page.index("## Positions at run time")]
     bf16_block = bf16[bf16.index("<summary>If your code forms the angles in bfloat16</summary>") :]
     moved = (  # fix pass 264 (reads r263 #1 and r263b #3: a threshold without its key): the key at position 0
+        # fix pass 287 (reads r282a #3 and r282b #2, unclear: "half a turn" meant pi in row 1, 3 radians here): 3
+        # radians alone
         "so between positions 1 024 and 2 048 one bfloat16 rounding can put its angle, and a score's angle with the key"
-        " at position 0, about half a turn off: 1 027 rounds to 1 024, 3 radians away."
+        " at position 0, 3 radians off: 1 027 rounds to 1 024."
     )
     assert moved in bf16_block
     # fix pass 265 (read r264 #4): the table's cell dropped pair 0's 1 027, which the example explains
@@ -1193,7 +1214,9 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     at_zero = (
         # fix pass 282 (read r278a #1, unclear: "about half a turn" had no threshold): 3 radians, each pair's first
         # position (checked in test_bfloat16_angles_first_positions and below, off >= 3)
-        "With the key at position 0, a score's angle is about half a turn off, 3 radians or more, from 642 in pair 3"
+        # fix pass 287 (reads r282a #3 and r282b #2, unclear: "half a turn" meant pi in row 1, 3 radians here):
+        # "3 radians or more" alone
+        "With the key at position 0, a score's angle is off by 3 radians or more from 642 in pair 3"
         " and 654 in pair 1, and from 1 027 in pair 0."
     )
     assert at_zero in " ".join(bf16_block.split()) and "1 027" not in bf16[: bf16.index("<details>")]
@@ -1714,9 +1737,14 @@ def test_fields_first_name_partial_rotary_factor():
     # table names the dict and its two names; checked on the saved files above (transformers 5 writes
     # `rope_parameters`) and on Llama 3.1's file, saved by transformers 4, which nests them in `rope_scaling`
     inside = (
-        "`rope_type`, `factor` and `original_max_position_embeddings` sit inside the scaling dict. Files saved by"
-        " transformers 4 call it `rope_scaling`; files saved by transformers 5 call it `rope_parameters`."
+        # fix pass 287 (read r282b #1, unclear: the fields table says Phi-3's files keep the trained length at the
+        # top level): "In most files" (Phi3Config reads it there, checked below)
+        "In most files, `rope_type`, `factor` and `original_max_position_embeddings` sit inside the scaling dict."
+        " Files saved by transformers 4 call it `rope_scaling`; files saved by transformers 5 call it"
+        " `rope_parameters`."
     )
+    assert "Phi-3's files keep it at the top level" in _page()
+    assert transformers.Phi3Config(original_max_position_embeddings=2048).original_max_position_embeddings == 2048
     assert " ".join(fields.split("\n\n")[2].split()) == inside, fields
     assert all("rope_scaling" not in file for file in saved.values())
     assert {"rope_type", "factor", "original_max_position_embeddings"} <= set(saved["llama"]["rope_parameters"])
@@ -2375,7 +2403,8 @@ def test_dynamic_main_line_shows_the_fixed_divisor_at_short_inputs_and_the_dynam
         # fix pass 286 (reads r281a #4 and r281b #1): the reference row measured against training at L
         " | enough to turn it about as far as in training at $L$ | 1 | 2 |"
     )
-    verdict = "Beyond $L$, dynamic NTK's divisor grows $s$ times as fast as the need."
+    # fix pass 287 (read r282a #5, unclear: it holds for a file declared at L, not Llama 3.1's): scoped to the table's
+    verdict = "In this file, beyond $L$, dynamic NTK's divisor grows $s$ times as fast as the need."
     assert "both rules divide by more" not in main and "To turn no further" not in main
     assert flat_main.index(dynamic_said) < flat_main.index(intro) < flat_main.index(table) < flat_main.index(verdict)
     # the table's numbers: a static rule with s = 8 divides the slowest pair by 8 at any length (checked below on
@@ -2899,10 +2928,17 @@ def test_reading_code_porting_snippet_and_nestings():
     )
     assert " ".join(porting.split()).count(trap) == 1 and porting.index(trap.split()[0]) > porting.index("| per layer")
     assert rows[2][1:] == ("in its text configuration", "`config.get_text_config().rope_parameters`"), rows[2]
+    # fix pass 287 (read r282a #6, unclear: `Gemma3Config().rope_parameters` raises): the whole path from `config`
     assert rows[3][1:] == (
         "one dict for each kind that `layer_types` lists",
-        "`rope_parameters[kind]`, one kind at a time",
+        "`config.get_text_config().rope_parameters[kind]`, one kind at a time",
     ), rows[3]
+    gemma3 = transformers.Gemma3Config()
+    with pytest.raises(AttributeError):
+        _ = gemma3.rope_parameters  # the top level has none: the cell's path goes through the text configuration
+    gemma3_kinds = set(gemma3.get_text_config().layer_types)
+    thetas = {kind: gemma3.get_text_config().rope_parameters[kind]["rope_theta"] for kind in gemma3_kinds}
+    assert len(gemma3_kinds) == 2 and len(set(thetas.values())) == 2, thetas  # one dict per kind, each its own base
     assert "mostly" not in porting
     # the multimodal row: Qwen2.5-VL's composite configuration has no `rope_parameters` of its own, its text
     # configuration holds a flat dict; the flat row: Llama's configuration is its own text configuration
@@ -3147,8 +3183,9 @@ def test_reading_code_live_values_and_positions():
     # more than pi somewhere in every binade from 1 024 up to 65 535
     assert all(float(miss[(pos >= 2**k) & (pos < 2 ** (k + 1))].max()) > math.pi for k in range(10, 16))
     assert (  # fix pass 264 (reads r263 #1 and r263b #3): the key each threshold is for
+        # fix pass 287 (reads r282a #3 and r282b #2): 3 radians, not "about half a turn"
         "so between positions 1 024 and 2 048 one bfloat16 rounding can put its angle, and a score's angle with the key"
-        " at position 0, about half a turn off: 1 027 rounds to 1 024, 3 radians away."
+        " at position 0, 3 radians off: 1 027 rounds to 1 024."
     ) in page
     # "and a score's angle with the key at position 0": that key's angle, 0 times theta_0, is exact in bfloat16, so
     # the score's angle errs by the query's angle error alone
@@ -3937,7 +3974,8 @@ def test_query_scales_are_defined_where_the_run_time_cases_use_them():
     # fix pass 272 (reads r269a #3 and r269b #2): Llama 4 named again, once, scoped to its layers without RoPE (its
     # scale's branch runs only there: checked below), beside Ministral 3; both scales grow in steps (checked below)
     # fix pass 285 (reads r280a #3 and r280b #2): Llama 4 off the main line, into the block "Query scales by position"
-    assert "\\lfloor" not in main and main.count("Ministral 3") == 1 and main.count("Llama 4") == 0, main
+    # fix pass 287 (reads r282b #4 and #5, r281a #3): Llama 4 back once, in the query scale row's example cell
+    assert "\\lfloor" not in main and main.count("Ministral 3") == 1 and main.count("Llama 4") == 1, main
     # fix pass 273 (read r270b #1, overstated: Llama 4's query scale needs `attn_temperature_tuning`, checked below on
     # its attention's branch): the table's query-scale row names the switch beside the layers
     # fix pass 274 (reads r271b #3 and r271a #7): Llama 4's row apart from Ministral 3's and Mistral 4's
@@ -3947,7 +3985,11 @@ def test_query_scales_are_defined_where_the_run_time_cases_use_them():
     # fix pass 280 (reads r276a #3 and r276b #2, overstated): Llama 4's condition, `attn_temperature_tuning` on
     # fix pass 282 (reads r278a #3 and r278b #3): the term defined, in italics, before the table
     # fix pass 285 (reads r280a #3 and r280b #2): one model a row, Llama 4's layers without RoPE in the block
-    row = "| each query, by a query scale | Ministral 3 and Mistral 4 | a scale that steps up with the position |"
+    # fix pass 287 (reads r282b #4 and #5, r281a #3): Llama 4's layers without RoPE back in the cell
+    row = (
+        "| each query, by a query scale | Ministral 3 and Mistral 4; Llama 4 in its layers without RoPE"
+        " | a scale that steps up with the position |"
+    )
     assert row in main, main
     # fix pass 266 (read r265b #2): a closing sentence, what every place does to the logits; fix pass 273: one lead
     # sentence, a three-row table, one closing sentence; fix pass 274: four rows, and the softmax scale's definition
@@ -3969,7 +4011,8 @@ def test_query_scales_are_defined_where_the_run_time_cases_use_them():
     # fix pass 285 (reads r280a #3 and r280b #2): one sentence under it, the closing "Each row ..." dropped
     # fix pass 286 (read r281b #2): the same sentence, now with the contrast, cos and sin's factor first
     assert len(sentences) == 1 and sentences[0].startswith("A factor on cos and sin misses"), sentences
-    assert all(len(s.split()) <= 20 for s in sentences), sentences  # one short sentence each
+    # fix pass 287 (read r282a #2): the sentence names the dimensions left unrotated, 24 words in two clauses
+    assert all(len(s.split()) <= 24 for s in sentences), sentences  # one short sentence each
     said = "by $1 + \\beta \\ln(1 + \\lfloor p/L \\rfloor)$. Here $\\beta$ is `llama_4_scaling_beta`, $p$"
     assert "the main text's $1 + \\beta" not in page
     assert said + " the token's `position_ids`, with no 1 added, and $L$ = `original_max_position_embeddings`." in page
@@ -4197,7 +4240,10 @@ def test_bfloat16_section_tells_the_two_errors_apart():
             # fix pass 281 (read r277a #7, unclear: the error is already about a quarter turn before 512): "climbs in
             # steps" (checked in test_bfloat16_figure_draws_the_three_paths: a few steps below 512, under half a turn,
             # and 3 radians first at 515)
-            "climbs in steps to about half a turn for a key one back, past query position 512",
+            # fix pass 287 (reads r282a #3 and r282b #2, unclear: "half a turn" meant pi in row 1 and 3 radians
+            # here): what the row measures, 3 radians or more (test_bfloat16_figure_draws_the_three_paths: 3 first
+            # at 515, pi only past 4 000), so "half a turn" is pi alone, row 1's
+            "climbs in steps to 3 radians or more for a key one back, past query position 512",
         ),
         (
             "transformers forms float32 angles from float32 $\\theta_i$",
@@ -4425,7 +4471,10 @@ def test_temperature_main_line_partial_rotary_and_yarn_fit():
     assert "so each logit is multiplied by $m^2$ when RoPE turns the whole head:" in main
     example = "With $s = 8$, $m(8) \\approx 1.21$, so each logit is multiplied by $m(8)^2 \\approx 1.46$,"
     assert example in block and example not in main  # read r203: the worked number waits in the block
+    # fix pass 287 (read r282a #2): the main line's closing sentence names "partial-rotary heads" as having unrotated
+    # dimensions (checked below); the term's definition stays the block's
     assert "partial rotary" not in main and "Under *partial rotary*" not in page  # said once, in the block
+    assert "the unrotated dimensions of partial-rotary heads and DeepSeek's MLA" in main
     assert (
         "- With *partial rotary*, which turns only part of each head, only the rotated part of the logit is multiplied,"
         " so no single number multiplies the logit." in block
@@ -4856,8 +4905,12 @@ def test_temperature_main_line_says_deepseek_moves_the_sharpening_to_the_softmax
     # fix pass 286 (read r281b #2, unclear: the contrast was the block's alone): a factor on cos and sin misses the
     # unrotated part (checked below: on a tiny DeepSeek-V3, transformers' cos and sin factor reaches the rotated
     # part only, the block's table)
+    # fix pass 287 (read r282a #2, unclear: the main line never said what the unrotated part is): the dimensions
+    # that partial-rotary heads and DeepSeek's MLA leave unrotated (checked below: DeepSeek-V3's q_pass; partial
+    # rotary's in test_temperature_main_line_partial_rotary_and_yarn_fit)
     unrotated = (
-        "A factor on cos and sin misses each logit's unrotated part; one in the softmax scale multiplies it too."
+        "A factor on cos and sin misses the unrotated dimensions of partial-rotary heads and DeepSeek's MLA; one in the"
+        " softmax scale multiplies them too."
     )
     assert unrotated in main and main.index(said) < main.index(unrotated)
     both = (
@@ -5019,7 +5072,9 @@ def test_temperature_main_line_says_deepseek_moves_the_sharpening_to_the_softmax
         " $m^2$, about 1.87 |"
         # fix pass 280 (read r276b #3): what a factor there reaches, the unrotated part too
         # fix pass 286 (read r281b #2): and what a factor on cos and sin misses, in the same sentence
-        " A factor on cos and sin misses each logit's unrotated part; one in the softmax scale multiplies it too."
+        # fix pass 287 (read r282a #2): what the unrotated part is
+        " A factor on cos and sin misses the unrotated dimensions of partial-rotary heads and DeepSeek's MLA; one in"
+        " the softmax scale multiplies them too."
     )
     assert main.rstrip().endswith(ends)
     assert page.index(said) < page.index(stated)
@@ -5656,7 +5711,11 @@ def test_query_scale_and_softmax_scale_multiply_the_logits():
     # look wherever the code multiplies the logits, and the main line ends on the unrotated part
     # fix pass 286 (read r281b #2): the closing sentence says what a factor on cos and sin misses, then the softmax
     # scale's
-    closing = "A factor on cos and sin misses each logit's unrotated part; one in the softmax scale multiplies it too."
+    # fix pass 287 (read r282a #2): what the unrotated part is, the dimensions partial-rotary heads and MLA leave
+    closing = (
+        "A factor on cos and sin misses the unrotated dimensions of partial-rotary heads and DeepSeek's MLA; one in the"
+        " softmax scale multiplies them too."
+    )
     assert "Both multiply the logits" not in main and main.rstrip().endswith(closing), main
     assert "look for a number that multiplies the logits, wherever the code applies it." in main
     forward = " ".join(inspect.getsource(modeling_ministral3.Ministral3Attention.forward).split())
@@ -5708,7 +5767,11 @@ def test_temperature_table_rows_are_where_transformers_multiplies():
     assert places == ["cos and sin", "each query", "the softmax scale"], rows  # fix pass 282: defined above
     assert "look in all three places" not in main  # fix pass 285: the rows are the places
     assert rows[0][1] == "`yarn` and `longrope`"
-    assert rows[0][2] == "a constant, $m^2$, set by the extension factor, when RoPE turns the whole head"
+    # fix pass 287 (read r282a #1, overstated): `longrope`'s factor is sqrt(1 + ln s / ln L), so L sets it too
+    # (checked below: two trained lengths, one s, two factors), `yarn`'s default m(s) takes s alone
+    assert rows[0][2] == (
+        "a constant, $m^2$, set by the extension factor and for `longrope` by $L$ too, when RoPE turns the whole head"
+    )
     kinds = ["a constant", "a scale that steps up with the position", "a constant"]
     assert [row[2].split(",")[0] for row in rows] == kinds, rows
     # fix pass 275 (reads r272a #1 and r272b #2, unclear: three qualifiers in one cell): the cells name the layers
@@ -5717,7 +5780,10 @@ def test_temperature_table_rows_are_where_transformers_multiplies():
     # switch on): the switch back in the cell, checked in the source below
     # fix pass 285 (reads r280a #3 and r280b #2): one model a row; Llama 4's query scale, in its layers without RoPE
     # with `attn_temperature_tuning` on, is the block's (checked below)
-    assert rows[1][1] == "Ministral 3 and Mistral 4"
+    # fix pass 287 (reads r282b #4 and #5, r281a #3, unclear: Llama 4's scale absent from the main line): back in the
+    # cell, "in its layers without RoPE" (the branch's `not self.use_rope`, checked below; its switch is on by
+    # default and in Scout's file, test_llama_4_query_scale_ignores_position_ids_on_a_left_padded_batch)
+    assert rows[1][1] == "Ministral 3 and Mistral 4; Llama 4 in its layers without RoPE"
     import transformers.models.llama4.modeling_llama4 as llama4_modeling
 
     assert "if self.attn_temperature_tuning and not self.use_rope:" in inspect.getsource(llama4_modeling)
@@ -5760,6 +5826,19 @@ def test_temperature_table_rows_are_where_transformers_multiplies():
         q1, k1 = apply_rotary_pos_emb(q, k, cos.double(), sin.double())
         q0, k0 = apply_rotary_pos_emb(q, k, cos.double() / m, sin.double() / m)
         torch.testing.assert_close(q1 @ k1.mT, m**2 * (q0 @ k0.mT))  # each logit times m^2, the whole head turned
+    # fix pass 287 (read r282a #1): "set by the extension factor and for `longrope` by $L$ too": one s = 8 at two
+    # trained lengths, `yarn`'s default m(s) the same, `longrope`'s sqrt(1 + ln s / ln L) not
+    by_length = {}
+    for rule, extra in extras.items():
+        for trained in (64, 128):
+            scaling = {"rope_type": rule, "original_max_position_embeddings": trained, **extra}
+            config = LlamaConfig(
+                hidden_size=64, num_attention_heads=4, max_position_embeddings=8 * trained, rope_scaling=scaling
+            )
+            by_length[rule, trained] = LlamaRotaryEmbedding(config).attention_scaling
+    assert by_length["yarn", 64] == by_length["yarn", 128]
+    assert math.isclose(by_length["longrope", 64], math.sqrt(1 + math.log(8) / math.log(64)), rel_tol=1e-12)
+    assert by_length["longrope", 64] - by_length["longrope", 128] > 0.01, by_length
     llama4 = inspect.getsource(modeling_llama4.Llama4TextAttention.forward)
     assert llama4.count("query_states * attn_scales") == 1
     assert "if self.attn_temperature_tuning and not self.use_rope:" in llama4
@@ -7367,7 +7446,9 @@ def test_bfloat16_figure_draws_the_three_paths():
         "A bfloat16 $\\theta_i$ has 8 significant bits, so $p\\theta_i$ is exact in float32 while $p < 2^{16} = 8L$;"
         " past that, forming the angles in float32 rounds too. So a key one back stays within about two thousandths of"
         " a radian up to $8L$, less than on transformers' float32 path, about three thousandths there. Up to $16L$ the"
-        " error stays within about six thousandths."
+        # fix pass 287 (reads r282a #4 and r282b #3, unclear: "up to 8L" read as if the comparison reversed past it):
+        # the float32 path's bound up to 16L is larger too (checked below, 0.0057 against 0.0074 here)
+        " error stays within about six thousandths, still less than on the float32 path."
     )
     assert said in " ".join(_collapsed("The <code>model.to</code> and float32 rows").split())
     assert "within about a hundredth of a" in page
@@ -7377,13 +7458,20 @@ def test_bfloat16_figure_draws_the_three_paths():
     # "about three thousandths" as a range (0.0034 here): it rests on torch's float32 pow, where one ulp in a theta can
     # move a key one back's worst product rounding, so no rounding edge 0.0001 away is asserted
     assert 0.0025 < f32_8l < 0.004 and to_8l < f32_8l, (to_8l, f32_8l)
+    f32_16l = float(f32["one_back"].max())  # up to 16L: "still less than on the float32 path" (0.0074 here)
+    assert to_16l < f32_16l < 0.01, (to_16l, f32_16l)
     # fix pass 285 (reads r280a #1 and r280b #3, unclear: the main line ranked the paths only by how their errors grow,
     # so float32 read as better at every distance): one main-line sentence after the table, the block's two bounds
     # (model.to's rounds to 0.002; the float32 path's lies in the range called "about three thousandths")
+    # fix pass 287 (reads r282a #4 and r282b #3, unclear: the comparison came first, just before the advice against
+    # `model.to`, and stopped at 8L): the harm first, then the near key's largest error up to 16L, with no digits
+    # (both bounds checked above: 0.0018 < 0.0034 up to 8L, 0.0057 < 0.0074 up to 16L here); "largest", as the
+    # float32 path is nearly exact for the first queries
     near = (
-        "For a key one back, `model.to` errs less than the float32 path up to $8L$, about two thousandths of a radian"
-        " against three. Its harm is to distant keys."
+        "`model.to`'s harm is to distant keys: for a key one back, its largest error up to $16L$ is below the float32"
+        " path's."
     )
+    assert "about two thousandths of a radian against three" not in page
     bf16_main = " ".join(_section_main_line(page, "## bfloat16 frequencies").split())
     assert near in bf16_main and bf16_main.index("| transformers forms float32 angles") < bf16_main.index(near)
     assert float(model_to["from_zero"].max()) > 3 > 100 * to_8l  # distant keys: half a turn off, by the figure's curve
@@ -7427,7 +7515,12 @@ def test_bfloat16_figure_draws_the_three_paths():
     off = (torch.remainder(own + math.pi, 2 * math.pi) - math.pi).abs() >= 3
     assert sorted(set(off[:700].nonzero()[:, 1].tolist())) == [1, 3] and int(off[:, 0].nonzero()[0]) == 1027
     # fix pass 282 (read r278a #1): the alt text names the threshold and each pair's first position
-    assert "the blue line climbs to about half a turn, 3 radians, by 642 in pair 3 and 654 in pair 1," in page
+    # fix pass 287 (reads r282a #3 and r282b #2, unclear: 3 radians called "about half a turn" while row 1's half a
+    # turn is pi): each line the alt text measures at 3 radians says "3 radians" alone, the left blue line too
+    assert "the blue line climbs to 3 radians by 642 in pair 3 and 654 in pair 1," in page
+    assert "climbs in steps to 3 radians or more past position 512;" in page and "about half a turn, 3" not in page
+    left = bf16["one_back"]  # "3 radians or more": 3 first past 512, the running largest never below it after, pi
+    assert float(left[first(left, 3.0) :].min()) >= 3 and first(left, math.pi - 1e-3) > 4000  # only past 4 000
     firsts = {i: int(off[:, i].nonzero()[0]) for i in (1, 3)}
     assert firsts == {1: 654, 3: 642}, firsts
     assert float(f32["one_back"].max()) < 0.01 and float(f32["from_zero"].max()) < 0.01
@@ -7845,8 +7938,10 @@ def test_dynamic_table_is_fair_with_the_needed_row_285():
         "A static rule's $s$ is sized for long inputs: divided by 8, the slowest pair turns about as far in $8L$ tokens"
         " as in training. So every shorter input, even one within $L$, is slowed more than the angles of training at"
         " $L$ require.",
-        "Beyond $L$, dynamic NTK's divisor grows $s$ times as fast as the need. Its `factor` sets that speed, not a"
-        " longest input.",
+        # fix pass 287 (read r282a #5, unclear: it holds where L_decl = L): "In this file", the table's (checked below
+        # with max_position_embeddings = L)
+        "In this file, beyond $L$, dynamic NTK's divisor grows $s$ times as fast as the need. Its `factor` sets that"
+        " speed, not a longest input.",
     ]
     assert all(sentence in main for sentence in said), main
     assert [main.index(sentence) for sentence in said] == sorted(main.index(sentence) for sentence in said)
@@ -7896,13 +7991,16 @@ def test_temperature_rows_one_model_each_and_deepseek_same_m_285():
     main = " ".join(_section_main_line(page, "## Temperature rules").split())
     rows = [
         "| cos and sin, by the attention factor $m$ | `yarn` and `longrope` |",
-        "| each query, by a query scale | Ministral 3 and Mistral 4 | a scale that steps up with the position |",
+        # fix pass 287 (reads r282b #4 and #5, r281a #3): Llama 4's layers without RoPE back in the cell
+        "| each query, by a query scale | Ministral 3 and Mistral 4; Llama 4 in its layers without RoPE"
+        " | a scale that steps up with the position |",
         # fix pass 286 (reads r281a #2 and r281b #3, unclear: "the same $m^2$" is `yarn`'s only with V3's
         # `mscale_all_dim` 1): what sets it, then V3's values (checked below, and V2's 0.707 giving another constant)
         "| the softmax scale, 1/√ of the query's width by default | DeepSeek-V3 | a constant, set by $s$ and"
         " `mscale_all_dim`; V3's released $s = 40$ and `mscale_all_dim` 1 make it `yarn`'s $m^2$, about 1.87 |",
     ]
-    assert all(row in main for row in rows) and "Llama 4" not in main and "own attention factor" not in main, main
+    assert all(row in main for row in rows) and "own attention factor" not in main, main
+    assert main.count("Llama 4") == 1, main  # fix pass 287: in the query scale's example cell alone
     scales = " ".join(_collapsed("Query scales by position: Llama 4, Ministral 3 and Mistral 4").split())
     assert "Llama 4 scales its queries, rather than cos and sin, only in its layers without RoPE" in scales
     pytest.importorskip("transformers", minversion="5.24")  # the book's version
