@@ -137,7 +137,11 @@ FASTEST_PAIR_LINES = (
     # fix pass 281 (main line kept at its length): "The rules below divide the slow pairs' frequencies" went, as the
     # section's opening already says that most rules divide them; "Some leave" became "Some rules leave"
     " Some rules leave the fastest pairs *kept*, at their trained"
-    " frequencies. Such rules *ramp* the pairs between: each gets a blend of its unchanged and divided frequencies."
+    # fix pass 288 (read r283a #1, unclear: "Such rules *ramp* the pairs between" came before any pair was said to be
+    # divided): the slowest pairs fully divided first, then the ramp between (checked in
+    # test_main_line_says_rules_that_keep_the_fastest_pairs_slow_others: the slowest pair divided by s)
+    " frequencies. Such rules divide the slowest pairs fully and *ramp* those between, blending each pair's unchanged"
+    " and divided frequencies."
     # fix pass 280 (reads r276a #2 and r276b #1, unclear: "So a fast pair that turns only a few times can be ramped"
     # followed from nothing, and "a few" depends on the rule): each rule's own bound, from the *betas* and `llama3`
     # rows' bounds (checked in test_main_line_names_each_rules_bound_in_turns_in_l, on transformers' code)
@@ -152,7 +156,11 @@ FASTEST_PAIR_LINES = (
     # fix pass 287 (read r282b #1 and r282a #3, unclear: a second count, and at once that it did not matter, on the
     # main line): the sentence on the two counts went; the bounds name the term itself, *turns in $L$*, whose row and
     # the block "Turns in L and the fast pairs' distances" explain the count
-    " `llama3` keeps the pairs with at least 4 *turns in $L$*, YaRN by default those with at least 32."
+    # fix pass 288 (read r283b #1, overstated minor: YaRN's default bound read as the rule, though transformers' code
+    # keeps pair 0 whenever it turns fewer than `beta_fast` times): pair 0 added, not "always" (checked in
+    # test_main_line_names_each_rules_bound_in_turns_in_l on chapter 8's head)
+    " `llama3` keeps the pairs with at least 4 *turns in $L$*, YaRN by default those with at least 32, and pair 0"
+    " whenever it turns fewer."
 )
 #: the main line's example right after :data:`FASTEST_PAIR_LINES` (fix pass 272, read r269b #3, unclear: the hardest
 #: sentence's example was only in a block): its numbers derived in
@@ -4838,6 +4846,9 @@ def test_main_line_says_rules_that_keep_the_fastest_pairs_slow_others():
         ramped = (divisor > 1 + 1e-5) & (divisor < s * (1 - 1e-5))
         full = (divisor - s).abs() < 1e-5 * s
         assert bool(ramped.any()) and bool((kept | ramped | full).all()), name
+        # fix pass 288 (read r283a #1): "Such rules divide the slowest pairs fully": the slowest pair, and every slow
+        # pair, divided by s itself
+        assert bool(full[-1]) and bool(full[~fast].all()), name
         assert (
             float(theta[kept].min())
             > float(theta[ramped].max())
@@ -4863,7 +4874,8 @@ def test_main_line_says_rules_that_keep_the_fastest_pairs_slow_others():
 
 def test_main_line_names_each_rules_bound_in_turns_in_l():
     """The main line, :data:`FASTEST_PAIR_LINES`: "`llama3` keeps the pairs that turn at least 4 times in $L$, YaRN
-    by default those that turn at least 32 times." (fix pass 285: "in $L$" on the main line; fix pass 281: one count,
+    by default those that turn at least 32 times." (fix pass 288: ", and pair 0 whenever it turns fewer"; fix pass
+    285: "in $L$" on the main line; fix pass 281: one count,
     and "at least" for both bounds; the count in L is the block's) (fix pass 280, reads r276a #2 and
     r276b #1: the sentence it replaced, "So a fast pair that turns only a few times can be ramped, not kept", followed
     from nothing). The bounds are the rows': Llama 3.1's `high_freq_factor` and YaRN's default `beta_fast`, as the
@@ -4875,7 +4887,9 @@ def test_main_line_names_each_rules_bound_in_turns_in_l():
     `high_freq_factor` times gets `llama3`'s weight 1, checked on heads where those counts are exact."""
     ((high_said, fast_said),) = re.findall(
         # fix pass 287 (read r282b #1): the bounds in the term itself, *turns in $L$*
-        r"`llama3` keeps the pairs with at least (\d+) \*turns in \$L\$\*, YaRN by default those with at least (\d+)\.",
+        # fix pass 288 (read r283b #1): and pair 0 whenever it turns fewer
+        r"`llama3` keeps the pairs with at least (\d+) \*turns in \$L\$\*, YaRN by default those with at least (\d+),"
+        r" and pair 0 whenever it turns fewer\.",
         FASTEST_PAIR_LINES,
     )
     # fix pass 281 (reads r277a #1, #2 and r277b #2): "over a training input" is the block's count in L for the bounds
@@ -4913,6 +4927,23 @@ def test_main_line_names_each_rules_bound_in_turns_in_l():
         assert not bool(kept["yarn"][1:][~beyond[1:]].any()), (d, base, L)  # besides them, at most pair 0
         if (d, base, L) == (d0, b0, L0):
             assert torch.equal(kept["yarn"], beyond) and torch.equal(kept["llama3"], turns >= 4)
+    # fix pass 288 (read r283b #1): "YaRN by default those with at least 32, and pair 0 whenever it turns fewer".
+    # Chapter 8's head (the saved run's width and trained length, posenc's base), with transformers' default betas:
+    # pair 0 turns about 10 times in L, fewer than 32, and `yarn` keeps it, with or without `truncate`; so do heads
+    # whose pair 0 turns from about 1 to 31 times
+    run_config = load_results("extrapolation", check=False)["config"]
+    d8, L8 = run_config["model"]["d_model"] // run_config["model"]["n_heads"], run_config["train_length"]
+    theta8 = posenc.rope_inv_freq(d8, dtype=torch.float64)
+    assert 1 < float(L8 * theta8[0] / (2 * math.pi)) < float(fast_said)  # pair 0: about 10 turns in L
+    small_heads = [(d8, 10_000.0, L8)] + [(d8, 10_000.0, L) for L in (8, 32, 100, 190)] + [(64, 500_000.0, 100)]
+    for d, base, L in small_heads:
+        theta = base ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)
+        assert 1 < float(L * theta[0] / (2 * math.pi)) < float(fast_said), (d, base, L)
+        for truncate in (True, False):
+            yarn = hf_inv_freq(
+                d, rope_type="yarn", rope_theta=base, factor=4.0, original_max_position_embeddings=L, truncate=truncate
+            ).double()
+            assert abs(float(theta[0] / yarn[0]) - 1) < 1e-5, (d, base, L, truncate)  # pair 0 kept
     # fix pass 281 (reads r277a #2 and r277b #2): at exactly the bound. A head of width 8 and base 16, whose pair i
     # turns 2^(4 - i) times in L = 32 pi; pair 2 turns exactly 4 times there, and exactly 32 times in L = 256 pi
     theta = 16.0 ** (-torch.arange(0, 8, 2, dtype=torch.float64) / 8)
@@ -6786,8 +6817,9 @@ def test_worked_example_names_two_costs_of_slowing_pairs():
     The costs block: "... and finds two costs. With `factor` fixed at 8, models not trained with it do worse even
     at $L$: PI×8's loss there *breaks*, and YaRN×8's is only slightly higher than plain RoPE's. *Dynamic PI* divides
     every pair by just the stretch, yet at $2L$ its mean loss on the filler tokens from position $L$ on is above plain
-    RoPE's, about 1.7 nats against 1.1. *Dynamic YaRN* keeps pairs 0 and 1, the two fastest, and its loss there is about
-    0.73, *fine*, with or without its attention factor." At L the fixed factor 8 raises the loss in every seed, PI×8's
+    RoPE's, about 1.7 nats against 1.1. *Dynamic YaRN* with betas 2/1 keeps pairs 0 and 1, the two fastest, and its loss
+    there is about 0.73, *fine*, with or without its attention factor." At L the fixed factor 8 raises the loss in
+    every seed, PI×8's
     above ln 28 (*breaks*, the Words row's threshold), in every seed and on the mean over seeds, and YaRN×8's by less
     than a fifth of a nat (read r220: its *raised* held by a few thousandths of a nat in one seed) (so "raises", chapter
     8's verb, is not this page's grade for PI×8). "Slightly" (read r203, chapter 8's "YaRN×8 only slightly"): YaRN×8's
@@ -6807,8 +6839,10 @@ def test_worked_example_names_two_costs_of_slowing_pairs():
         # in the same run, from the saved `passkey` metric, the share found in probes of each length (checked below)
         " In the same run it retrieves far better: in probes of $2L$, $4L$ and $8L$ tokens it finds 99 % or more of the"
         " passkeys, plain RoPE about 77, 56 and 20 %, on average over the seeds."
-        " *Dynamic YaRN* keeps pairs 0 and 1, the two fastest, and its loss at $2L$ is about 0.73, *fine*, with or"
-        " without its attention factor." in text
+        # fix pass 288 (read r283a #4, unclear: the betas were not named, and with betas 32/1 pair 1 is divided):
+        # "with betas 2/1", the main run's (checked below on the saved config and on the 32/1 run's divisors)
+        " *Dynamic YaRN* with betas 2/1 keeps pairs 0 and 1, the two fastest, and its loss at $2L$ is about 0.73,"
+        " *fine*, with or without its attention factor." in text
     )
     run = load_results("extrapolation", check=False)
     config, metrics = run["config"], run["metrics"]
@@ -6828,6 +6862,14 @@ def test_worked_example_names_two_costs_of_slowing_pairs():
         kept = [i for i in range(d // 2) if abs(float(yarn_divided[i]) - 1) < 1e-6]
         assert kept == [0, 1] and bool((yarn_divided[2:] > 1 + 1e-3).all()), yarn_divided
     assert sorted(torch.argsort(theta, descending=True)[:2].tolist()) == [0, 1]  # "the two fastest"
+    # fix pass 288 (read r283a #4): "with betas 2/1": the main run's betas; the 32/1 run divides pair 1, so the
+    # sentence needs them
+    assert (config["yarn"]["beta_fast"], config["yarn"]["beta_slow"]) == (2.0, 1.0)
+    b32 = {k: v for k, v in config["sensitivity"]["yarn b32"].items() if k != "scaling"}
+    assert (b32["beta_fast"], b32["beta_slow"]) == (32.0, 1.0)
+    rule, seq_len = experiment_scaling(config, "yarn", 2 * L, **b32)
+    b32_divided = theta / rule.inv_freq(d, seq_len=seq_len)[0].double()
+    assert abs(float(b32_divided[0]) - 1) < 1e-6 and float(b32_divided[1]) > 1 + 1e-3, b32_divided
     assert config["sensitivity"]["yarn t1"] == {"scaling": "yarn", "attention_factor": 1.0}
     seeds = sorted(metrics["rope"])
     plain = [metrics["rope"][s]["loss_beyond"][str(2 * L)] for s in seeds]
@@ -6967,7 +7009,7 @@ def test_worked_example_names_two_costs_of_slowing_pairs():
     }
     ((pi_said, plain_said, yarn_said),) = re.findall(
         r"above plain RoPE's, about ([\d.]+) nats against ([\d.]+)\. In the same run it retrieves far better: .*?"
-        r" \*Dynamic YaRN\* keeps pairs 0 and 1, the two"
+        r" \*Dynamic YaRN\* with betas 2/1 keeps pairs 0 and 1, the two"
         r" fastest, and its loss at \$2L\$ is about ([\d.]+), \*fine\*, with or without its attention factor\.",
         text,
     )
@@ -8428,8 +8470,9 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
     # fix pass 282 (read r278b #6): the head and the runs' divisors of pairs 1 and 2, one more ". "
     assert "and finds two costs. With `factor` fixed at" in costs and costs.count(". ") == 8
     assert (
-        "*Dynamic YaRN* keeps pairs 0 and 1, the two fastest, and its loss at $2L$ is about 0.73, *fine*,"
-        " with or without its attention factor. It also slows pair 2," in costs
+        # fix pass 288 (read r283a #4): "with betas 2/1"
+        "*Dynamic YaRN* with betas 2/1 keeps pairs 0 and 1, the two fastest, and its loss at $2L$ is about 0.73,"
+        " *fine*, with or without its attention factor. It also slows pair 2," in costs
     )
 
 
@@ -9990,7 +10033,10 @@ def test_letters_rows_for_factor_dynamic_interleaved_p_and_n():
         " listed under this table | two other meanings, in chapters 5 and 8, listed under this table |"
     )
     letters_block = block("Each letter and word, with its meaning here and elsewhere")
-    compounds = letters_block[letters_block.index('In compounds, "factor" has these meanings, one each: - ') :]
+    # fix pass 288 (read r283b #4, unclear: "five other meanings" in the row, seven items under "In compounds"): the
+    # list's lead names the seven and how they split, counted below
+    lead = 'In compounds, "factor" has these seven meanings, one each: five on this page, then two in chapters 5 and 8.'
+    compounds = letters_block[letters_block.index(lead + " - ") :]
     compounds = compounds[: compounds.index(" The design notes list")]
     items = compounds.split(" - ")[1:]
     assert items == [
@@ -10008,6 +10054,9 @@ def test_letters_rows_for_factor_dynamic_interleaved_p_and_n():
     assert ["five"] == [w for w in ("four", "five", "six") if f"in compounds, {w} other meanings" in letters("factor")]
     assert len(on_page) == 5 and in_chapters == ["5", "8"], (on_page, in_chapters)
     assert "two other meanings, in chapters 5 and 8" in letters("factor")
+    # fix pass 288 (read r283b #4): the lead's "seven", "five on this page" and "two in chapters 5 and 8", counted
+    assert len(items) == {"seven": 7}["seven"] and len(on_page) == {"five": 5}["five"], items
+    assert items[-2:] == [i for i in items if i.startswith("chapter")]  # "then two in chapters 5 and 8"
     assert all(i.count(":") == 1 for i in items), items  # one meaning an item
     assert cells("extension factor")[2].startswith("$s$, a configuration's `factor`")
     assert cells("effective factor")[2].startswith("the number by which a rule divides its slowest pair's frequency")

@@ -916,7 +916,9 @@ lesson_279 = (
     # fix pass 287 (read r282a #3, unclear: T5's and NoPE's 100 % read as a position-encoding success on the main
     # line): why, in one sentence, also on the main line (checked in test_passkey_column_credits_no_encoding_for_a_find)
     " A passkey is the input's only digit, so content alone can find it."
-    " So only KERPLE does well at both, on its five-seed mean; one of its seeds finds under 95 %."
+    # fix pass 288 (read r283a #4, overstated, mild: KERPLE clears the passkey bar by 2 to 3 points, 97 % and 98 %):
+    # "narrowly" (checked in test_section_8l_lesson_holds_on_the_saved_run: each mean under 3 points above 95 %)
+    " So only KERPLE does well at both, narrowly, on its five-seed mean; one of its seeds finds under 95 %."
 )
 # fix pass 280 (read r276a #1, overstated: NoPE's seed 4 misses one passkey outside the table): "find every passkey
 # in both columns"; (read r276a #6, unclear: "does well in both measures" used grades defined only in a block): the
@@ -1295,7 +1297,12 @@ def test_section_8l_lesson_holds_on_the_saved_run():
     alibi_means = [statistics.mean(c) for c in far_and_random("alibi")]
     assert all(v >= 0.95 for v in kerple_means)
     assert all(a < 0.95 and a < k for a, k in zip(alibi_means, kerple_means))
-    assert "So only KERPLE does well at both, on its five-seed mean; one of its seeds finds under 95 %." in lesson_279
+    # fix pass 288 (read r283a #4, overstated, mild): "narrowly", each KERPLE mean under 3 points above the bar
+    assert (
+        "So only KERPLE does well at both, narrowly, on its five-seed mean; one of its seeds finds under 95 %."
+        in lesson_279
+    )
+    assert all(0 <= v - 0.95 < 0.03 for v in kerple_means)  # 97.2 % and 97.5 %
     per_seed_columns = list(zip(*far_and_random("kerple")))
     assert len(per_seed_columns) == 5 and sum(max(c) < 0.95 for c in per_seed_columns) == 1
 
@@ -2017,10 +2024,13 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
         "In chapter 8's FIRE models, trained on 64-token inputs, a later query lifts the biases of nearby keys. The"
         " saved biases show query 511 giving every key 1 to 63 back a higher bias than query 63 does. If neither query"
         " passed the threshold, the curves would match. They differ, so the learned thresholds lie below 511, and"
-        " query 511 gives these keys a smaller $u$. Every saved curve falls with distance. The figure below draws this"
-        " lift for one head. In that head, at equal content scores, it cuts the two nearest"
-        " tokens' share of the 64 nearest keys from about nine tenths to seven tenths. Perhaps that raises FIRE's loss"
-        " at $8L$, a guess untested here."
+        " query 511 gives these keys a smaller $u$. Every saved curve falls with distance."
+        # fix pass 288 (word budget): "The figure below draws this lift for one head. In that head" joined
+        " In the head drawn below, at equal content scores, the lift cuts the two nearest"
+        " tokens' share of the 64 nearest keys from about nine tenths to seven tenths."
+        # fix pass 288 (read r283a #1 and r283b #1, unclear: the guess used 8L before chapter 8's section defines it,
+        # and explained a rise not yet shown): the section that shows the rise named, then the guess (fire_rise_288)
+        " Chapter 8's section below shows FIRE's loss rising on long inputs; this lift may be one reason, untested."
     )  # fix pass 276 (my review): the 41-word sentence split, its reason a sentence of its own
     # fix pass 276 (my review: one 41-word sentence split in two, the reason as its own short sentence)
     stake_275 = (
@@ -2200,7 +2210,8 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
     # fix pass 274 (reads r271a #3 and r271b #2): two sentences, the effect, then the lift drawn below
     # fix pass 275 (reads r272a #4 and r272b #3): three, the lift's stake last (stake_275)
     assert (
-        len(re.findall(r"[.:;] (?=[A-Z])", lesson)) + 1 == 8
+        # fix pass 288 (word budget): seven, the figure's sentence joined to the share's
+        len(re.findall(r"[.:;] (?=[A-Z])", lesson)) + 1 == 7
     )  # fix pass 280 (reads r276a #4 and r276b #2): five, the share and its untested cause in the block
     # fix pass 283 (read r279b #1): six, the measured higher bias a sentence of its own
     # fix pass 287 (read r282b #2): eight, the counterfactual and the measured fall sentences of their own
@@ -2283,7 +2294,19 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
     # fix pass 285 (read r280b #3, unclear: the lift had no lesson on the main line): the lost share and the guess are
     # back on the main line once, said to be a guess; the block keeps its reasoning
     assert fire_main.count("untested") == 1 and untested_279 not in text
-    assert "Perhaps that raises FIRE's loss at $8L$, a guess untested here." in fire_main
+    # fix pass 288 (read r283a #1 and r283b #1, unclear: 8L before its definition, the guess before the rise): the
+    # section that shows the rise, then the guess; "rising": FIRE's loss grows from L to 2L, 4L and 8L in every seed
+    assert "Perhaps that raises FIRE's loss" not in text
+    fire_rise_288 = (
+        "Chapter 8's section below shows FIRE's loss rising on long inputs; this lift may be one reason, untested."
+    )
+    assert fire_rise_288 in fire_main and "$8L$" not in fire_main
+    assert text.index(fire_rise_288) < text.index("## In chapter 8's experiment")
+    _, run, run_seeds, _ = saved_run()
+    for seed in run_seeds:
+        fire = run["metrics"]["fire"][seed]
+        losses = [fire["loss_at_L"]] + [fire["loss_beyond"][str(n)] for n in (128, 256, 512)]
+        assert all(a < b for a, b in zip(losses, losses[1:])), (seed, losses)
     # fix pass 285 (word budget): "Chapter 8's FIRE models, trained on 64-token inputs, show the effect ..."
     # fix pass 286 (reads r281a #5 and r281b hardest #1): the paragraph opens on the lift itself
     effect = "In chapter 8's FIRE models, trained on 64-token inputs, a later query lifts the biases of nearby keys."
@@ -2511,7 +2534,8 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
     assert smallest < own < takeaway < matters  # fix pass 274: the gains, softmax's step, then the share
     # read r210: the trained heads' result follows the mechanism (cell 13), not before it: the opening is the rule's
     # plain lesson alone
-    opening = flat_main_fire.index("the later the query, the nearer a given distance looks to FIRE's MLP.")
+    # fix pass 288 (read r283b #6, overstated, trivial): "of 1 or more"; the own token's u is 0 from every query
+    opening = flat_main_fire.index("the later the query, the nearer a given distance of 1 or more looks to FIRE's MLP.")
     assert "a later query raises the bias of keys two or more back most" not in text
     # read r200: "both" pointed two sentences back, and the point of the lift was the appendix's alone: the main line
     # names the two tokens and says, as a guess no run tests, why it may matter (chapter 8's filler: the next symbol
@@ -3488,8 +3512,11 @@ def test_fire_long_input_puts_the_key_one_back_in_a_gap_inside_the_trained_range
     # read r209 (hardest place): the FIRE passage opens with its one lesson, the nearer look and, in the trained heads,
     # what it does to the weight (the lift of the keys 2 or more back above the two nearest tokens', and their lost
     # share: test_fire_later_query_gives_every_distance_a_higher_bias, all 40 heads)
+    # fix pass 288 (read r283b #6, overstated, trivial: at distance 0, u is 0 from every query): "of 1 or more", as
+    # the block under it says
     lesson = (
-        "Past the threshold $L_{\\text{thr}}$, the later the query, the nearer a given distance looks to FIRE's MLP."
+        "Past the threshold $L_{\\text{thr}}$, the later the query, the nearer a given distance of 1 or more looks to"
+        " FIRE's MLP."
     )
     # read r203: the dotted line in one step, from the far key to the point of query 63's curve with its u; "as its
     # divisor grows" said whose divisor and why it grows: psi(max(i, L_thr)) rises with the query's position i
@@ -4543,7 +4570,8 @@ def test_one_kerple_seed_finds_under_nine_in_ten_passkeys_in_both_columns():
     assert (
         lesson_279.endswith(  # fix pass 280 (read r276a #6): the grades in plain words, then the weak seed
             # fix pass 281 (reads r277a #1 and r277b #3): the conclusion after the two bullets
-            "So only KERPLE does well at both, on its five-seed mean; one of its seeds finds under 95 %."
+            # fix pass 288 (read r283a #4): "narrowly"
+            "So only KERPLE does well at both, narrowly, on its five-seed mean; one of its seeds finds under 95 %."
         )
         and main.count(lesson_279) == 1
     )
@@ -5772,8 +5800,10 @@ def test_kerple_upper_bound_on_r2_belongs_to_the_power_shape_only():
         " model uses one of two shapes, a log and a power: $$ b_{\\log}(i, j)"
     )
     after_formula = (
-        "$$ The power shape keeps $r_2 \\le 2$. Far back, the log shape fades much more slowly than ALiBi's line, so"
-        " far enough back a key keeps more weight, relative to the query's own token. ALiBi is the power shape"
+        # fix pass 288 (read r283a #3, unclear: the shape "fades", but it is the weight that fades): the penalty
+        # grows much more slowly (its rate r1 r2 / (1 + r2 d) against ALiBi's slope, checked below)
+        "$$ The power shape keeps $r_2 \\le 2$. Far back, the log penalty grows much more slowly than ALiBi's line,"
+        " so far enough back a key keeps more weight, relative to the query's own token. ALiBi is the power shape"
     )
     assert main.count(kerple_open) == 1 and main.index(kerple_open) < main.index(after_formula)
     assert (
@@ -5879,9 +5909,10 @@ def test_kerple_upper_bound_on_r2_belongs_to_the_power_shape_only():
     # apart, and the ends lie farther apart than the two steps through the middle exactly when r2 > 2
     for r2 in (1.0, 1.99, 2.0, 2.01, 3.0):
         assert (math.sqrt(1.5) * 2 ** (r2 / 2) > 2 * math.sqrt(1.5) + 1e-12) == (r2 > 2), r2
-    # the lesson's "Far back, its log shape lets a key's weight fade much more slowly than ALiBi's line does": the
-    # log of the weight, -r1 log(1 + r2 d), falls at the rate r1 r2 / (1 + r2 d), which tends to 0, while ALiBi's falls
-    # at its slope m at every distance; for any head and slope, past d = 10 r1 / m the rate is under a tenth of m.
+    # the lesson's "Far back, the log penalty grows much more slowly than ALiBi's line" (fix pass 288): the
+    # penalty r1 log(1 + r2 d), minus the log of the weight, grows at the rate r1 r2 / (1 + r2 d), which tends to 0,
+    # while ALiBi's grows at its slope m at every distance; for any head and slope, past d = 10 r1 / m the rate is
+    # under a tenth of m.
     # Checked on the library's biases, by differences one token apart
     for r1, r2 in ((0.1, 0.01), (1.0, 1.0), (2.0, 0.1), (4.0, 0.02), (8.0, 5.0)):
         for slope in alibi_slopes(8).tolist():
@@ -7450,8 +7481,10 @@ def test_fire_lift_share_in_the_main_line_is_the_appendix_cells():
     shares (0.90 and 0.69 on the saved run)."""
     _, _, main = _chapter_views()
     # fix pass 286 (read r281b #2, unclear: the share is a softmax over the 64 nearest keys only): said on the main line
+    # fix pass 288 (word budget): "it cuts" is "the lift cuts", the figure's sentence joined to this one
     assert (
-        "it cuts the two nearest tokens' share of the 64 nearest keys from about nine tenths to seven tenths." in main
+        "the lift cuts the two nearest tokens' share of the 64 nearest keys from about nine tenths to seven tenths."
+        in main
     )
     out = _cell_output("the FIRE section's figure cell asserts these shares")
     before, after = map(

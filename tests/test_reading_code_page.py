@@ -2404,7 +2404,9 @@ def test_dynamic_main_line_shows_the_fixed_divisor_at_short_inputs_and_the_dynam
         " | enough to turn it about as far as in training at $L$ | 1 | 2 |"
     )
     # fix pass 287 (read r282a #5, unclear: it holds for a file declared at L, not Llama 3.1's): scoped to the table's
-    verdict = "In this file, beyond $L$, dynamic NTK's divisor grows $s$ times as fast as the need."
+    # fix pass 288 (reads r283a #1 and r283b #1, unclear: "the need" was defined only in a collapsed block): named by
+    # the table's own last row
+    verdict = "In this file, beyond $L$, dynamic NTK's divisor grows $s$ times as fast as the last row's divisor."
     assert "both rules divide by more" not in main and "To turn no further" not in main
     assert flat_main.index(dynamic_said) < flat_main.index(intro) < flat_main.index(table) < flat_main.index(verdict)
     # the table's numbers: a static rule with s = 8 divides the slowest pair by 8 at any length (checked below on
@@ -2553,10 +2555,13 @@ def test_reading_code_page_numbers():
     llama = MODEL_ROPE_CONFIGS["llama-3.1-8b"]
     rope = llama["rope_scaling"]
     assert rope["factor"] * rope["original_max_position_embeddings"] < llama["trained_length"] == 16 * L, llama
+    # fix pass 288 (read r283b #4, unclear: the conditional hinted at a gap in Meta's training without evidence either
+    # way): the bullet says plainly what is unknown
     assert (
-        "Between $8L$ and $16L$, the longer training showed the divided pairs their new angles only if it used the"
-        " divided frequencies, which the Llama 3 report does not state." in page
+        "The Llama 3 report does not say whether its training on inputs up to $16L$ used the divided frequencies."
+        in page
     )
+    assert "the longer training showed the divided pairs their new angles only if" not in page
     # "Llama 4 Scout-Instruct's config uses `llama3` with factor 16 and both bounds set to 1": a prose sync only. It
     # compares the page with posenc/book/models.py's hand copy of meta-llama/Llama-4-Scout-17B-16E-Instruct's
     # config.json (text_config.rope_scaling), not with the published file, so it cannot catch a wrong copy.
@@ -2645,6 +2650,10 @@ def test_reading_code_llama3_snippet_runs():
     with contextlib.redirect_stdout(io.StringIO()):
         exec(code, names)
     assert names["d"] == 128 and names["plain"].shape == names["scaled"].shape == (64,), names["d"]
+    # fix pass 288 (reads r283a #2 and r283b #9, unclear: the first snippet's comment sent the learner ahead to a
+    # loading pitfall): it says only that the constructor takes the file's names, which the run above shows
+    assert "# the file's names, which the constructor accepts\nconfig = LlamaConfig(" in code
+    assert "assigning it later" not in code and "as Porting says" not in code
     other = code.replace("max_position_embeddings=131072,", "max_position_embeddings=131072, head_dim=256,")
     names = {}
     with contextlib.redirect_stdout(io.StringIO()):
@@ -4605,6 +4614,52 @@ def test_bfloat16_load_paths_said_once():
     assert section.count("`from_pretrained(..., dtype=torch.bfloat16)`") == 1
 
 
+# fix pass 288 (read r283a #7, overstated minor: "The first keeps RoPE's frequencies, `inv_freq`, in float32" was
+# checked on Llama only): the sentence stays, backed over six model classes' rotary modules
+@pytest.mark.parametrize(
+    "name, extra",
+    [
+        ("Llama", {}),
+        ("Qwen2", {}),
+        ("Mistral", {}),
+        ("Gemma3Text", {"head_dim": 8, "sliding_window": 16, "layer_types": ["sliding_attention", "full_attention"]}),
+        ("Phi3", {"pad_token_id": 0}),
+        ("Olmo2", {}),
+    ],
+)
+def test_from_pretrained_dtype_keeps_inv_freq_float32_across_model_classes(tmp_path, name, extra):
+    """bfloat16 frequencies, main line: "Load a model in bfloat16 with `from_pretrained(..., dtype=torch.bfloat16)`,
+    not with `model.to(torch.bfloat16)` or `model.bfloat16()`. The first keeps RoPE's frequencies, `inv_freq`, in
+    float32; the other two round them along with the weights." On transformers 5.24, for a tiny random model of each
+    class saved and loaded back with the dtype: every `inv_freq` buffer of the rotary module (Gemma 3's one per layer
+    kind) is float32 while the weights are bfloat16; `model.to` and `model.bfloat16()` make them bfloat16."""
+    transformers = pytest.importorskip("transformers", minversion="5.24")  # the book's version
+    assert "The first keeps RoPE's frequencies, `inv_freq`, in float32; the other two round them" in _page()
+    config = getattr(transformers, f"{name}Config")(
+        vocab_size=64,
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        **extra,
+    )
+    model = transformers.AutoModelForCausalLM.from_config(config)
+    model.save_pretrained(tmp_path)
+    loaded = transformers.AutoModelForCausalLM.from_pretrained(tmp_path, dtype=torch.bfloat16)
+
+    def inv_freqs(m):
+        return {n: b.dtype for n, b in m.model.rotary_emb.named_buffers() if n.endswith("inv_freq")}
+
+    kept = inv_freqs(loaded)
+    if name == "Gemma3Text":  # one per layer kind, both kept
+        assert {"sliding_attention_inv_freq", "full_attention_inv_freq"} <= set(kept), kept
+    assert kept and set(kept.values()) == {torch.float32}, (name, kept)
+    assert {p.dtype for p in loaded.parameters()} == {torch.bfloat16}, name
+    assert set(inv_freqs(copy.deepcopy(model).to(torch.bfloat16)).values()) == {torch.bfloat16}, name
+    assert set(inv_freqs(model.bfloat16()).values()) == {torch.bfloat16}, name
+
+
 def test_fixed_rule_effective_factor_is_s_when_the_slowest_pair_is_divided():
     """Fixed and dynamic scaling rules (read r177: "is the configured s at every length" was too broad for `llama3` and
     YaRN): "A static rule's effective factor is the same at every length: the configured $s$ whenever the slowest pair
@@ -5356,7 +5411,8 @@ def test_declared_length_is_the_last_training_stage_and_s_a_grid_search_value():
     # named it there the page's hardest place): it stays in the fine print, whose bullet says what the report leaves
     # open; the main line says only what the file and the report state
     assert "does not say whether those stages" not in page
-    assert "which the Llama 3 report does not state" in _collapsed("Fine print on the bands")
+    # fix pass 288 (read r283b #4): the bullet says plainly that the report leaves it open
+    assert "The Llama 3 report does not say whether its training" in _collapsed("Fine print on the bands")
     assert "not because of the rule" not in page
     assert MODEL_ROPE_CONFIGS["llama-3.1-8b"]["trained_length_before"] == 8192  # "after pre-training at L"
     assert (
@@ -5457,7 +5513,8 @@ def test_past_sl_the_divided_pairs_meet_new_angles():
     assert gap not in section and declared not in page, section
     fine = _collapsed("Fine print on the bands")
     stage = "The declared length is twice $sL$: the Llama 3 report's last training stage reached $16L$."
-    answer = "Between $8L$ and $16L$, the longer training showed the divided pairs their new angles only if"
+    # fix pass 288 (read r283b #4, unclear): the open question said plainly, not as a conditional
+    answer = "The Llama 3 report does not say whether its training on inputs up to $16L$ used the divided frequencies."
     assert fine.count(gap) == 1 and fine.index(stage) < fine.index(gap) < fine.index(answer), fine
     unknown = "Meta's report does not say whether its later training showed them."
     # read r200 joined it to the fact it qualifies (read r199 asked for it on the main line); read r201 found it a
@@ -5466,10 +5523,7 @@ def test_past_sl_the_divided_pairs_meet_new_angles():
     # the fine print's two sentences)
     stages = "Meta trained on those longer inputs in stages, after the initial pre-training at $L$."
     assert stage + " " + stages + " " + gap + "." in fine and unknown not in page, fine
-    assert (
-        "Between $8L$ and $16L$, the longer training showed the divided pairs their new angles only if it used the"
-        " divided frequencies, which the Llama 3 report does not state." in fine
-    )
+    assert fine.count(answer) == 1 and "Between $8L$ and $16L$" not in fine, fine
     assert "the Llama 3 report's last training stage reached $16L$" in fine  # "its later training": Meta's, to 16L
     d, base, L, s = 128, 500_000.0, 8192, 8.0
     theta = base ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)
@@ -7925,8 +7979,8 @@ def test_dynamic_table_is_fair_with_the_needed_row_285():
     test_dynamic_main_line_shows_the_fixed_divisor_at_short_inputs_and_the_dynamic_formula). Under it, what each rule
     trades: a static s = 8 lets the slowest pair turn about as far in 8L tokens as in training, so every shorter input
     is slowed more than the angles of training at L require (fix pass 286); dynamic NTK's divisor, 1 + s(l/L - 1),
-    grows s times as fast as the need l/L. Checked on transformers 5.24's `llama3` and
-    `_compute_dynamic_ntk_parameters` with Llama 3.1's head."""
+    grows s times as fast as the last row's divisor, about l/L (fix pass 288). Checked on transformers 5.24's
+    `llama3` and `_compute_dynamic_ntk_parameters` with Llama 3.1's head."""
     main = " ".join(_section_main_line(_page(), "## Static and dynamic scaling rules").split())
     said = [
         "The cells give only the slowest pair; beyond $L$, dynamic NTK slows every pair but the fastest, the middle"
@@ -7940,9 +7994,16 @@ def test_dynamic_table_is_fair_with_the_needed_row_285():
         " $L$ require.",
         # fix pass 287 (read r282a #5, unclear: it holds where L_decl = L): "In this file", the table's (checked below
         # with max_position_embeddings = L)
-        "In this file, beyond $L$, dynamic NTK's divisor grows $s$ times as fast as the need. Its `factor` sets that"
-        " speed, not a longest input.",
+        # fix pass 288 (reads r283a #1 and r283b #1, unclear: "the need" was defined only in a block, and "Its `factor`
+        # sets that speed, not a longest input" answered an unasked question): the table's last row names the need;
+        # the factor sentence is gone from the main line, its fact stays in the effective-factors block
+        "In this file, beyond $L$, dynamic NTK's divisor grows $s$ times as fast as the last row's divisor.",
     ]
+    assert "not a longest input" not in main and "as fast as the need" not in main
+    assert (
+        "Dynamic NTK's $s$, transformers' `factor`, sets how fast its divisor grows, not the divisor itself."
+        in _collapsed("Effective factors: how much each rule divides the slowest pair")
+    )
     assert all(sentence in main for sentence in said), main
     assert [main.index(sentence) for sentence in said] == sorted(main.index(sentence) for sentence in said)
     assert "both rules slow it more than that" not in main
@@ -7971,8 +8032,8 @@ def test_dynamic_table_is_fair_with_the_needed_row_285():
         by = divisors(n)
         assert abs(float(by[0]) - 1) < 1e-6 and bool((by[1:] > 1 + 1e-6).all()), n
         assert bool((by[1:-1] < by[-1] * (1 - 1e-6)).all()) and bool((by.diff() > 0).all()), n
-    # "grows s times as fast as the need": the slowest pair's divisor climbs by s for each L the input grows, the need
-    # l/L by 1; so transformers' formula is 1 + s(l/L - 1)
+    # "grows s times as fast as the last row's divisor": the slowest pair's divisor climbs by s for each L the input
+    # grows, the last row's, about l/L, by 1; so transformers' formula is 1 + s(l/L - 1)
     slowest = {k: float(divisors(k * L)[-1]) for k in (2, 3, 5)}
     assert math.isclose(slowest[3] - slowest[2], s * (3 - 2), rel_tol=1e-4), slowest
     assert math.isclose(slowest[5] - slowest[3], s * (5 - 3), rel_tol=1e-4), slowest

@@ -9041,7 +9041,12 @@ def test_glossary_worked_examples():
     # the fine print: "Meta's code marks its constants, 8 among them, as values obtained from grid search", which
     # chapter 7 quotes from Meta's apply_scaling
     quote(C7, "values obtained from grid search")
-    assert "later versions take the factor as an argument. Between $8L$" in page
+    # fix pass 288 (read r283b #4, unclear: the bullet hinted at a gap in Meta's training): it now says plainly that
+    # the report does not state whether the 16L training used the divided frequencies
+    assert (
+        "later versions take the factor as an argument. The Llama 3 report does not say whether its training on inputs"
+        " up to $16L$ used the divided frequencies." in page
+    )
     # the main line: "The declared length is twice sL: the Llama 3 report's last training stage reached 16L". A prose
     # sync only: it compares the page with the trained length that posenc/book/models.py copies from the Llama 3
     # report (source dubey2024llama3), which no offline test can read
