@@ -1163,9 +1163,13 @@ share_8l = (
 # fits the link, seed 3 does not, then the verdict (seed 2 the least share and the seed under 95 %, seed 3's shares
 # within 5 % of each other: checked in test_far_key_share_of_the_row_under_alibis_flattest_head_and_each_seeds_
 # gentlest_kerple_head)
+# fix pass 290 (read r285b #1, overstated: "Seed 2 fits a link" though in seed 2 KERPLE, with a fortieth of ALiBi's
+# share, still finds more of these passkeys than ALiBi): seed 2 named as KERPLE's least share and worst seed that still
+# beats ALiBi (checked in test_far_key_share_of_the_row_under_alibis_flattest_head_and_each_seeds_gentlest_kerple_head)
 link_8l = (
-    "Seed 2 fits a link between this share and the passkeys found; seed 3 does not: its two shares are about equal,"
-    " yet KERPLE finds every one of these passkeys and ALiBi 39 of 64. Five seeds show no clear link."
+    "Seed 2, KERPLE's least share and its worst seed, still finds more of these passkeys than ALiBi; in seed 3 the two"
+    " shares are about equal, yet KERPLE finds every one of these passkeys and ALiBi 39 of 64. Five seeds show no"
+    " clear link."
 )
 assert "So read a trained bias from the model" not in takeaway_8l
 # read r201: the two measures read as a contradiction; the closing says why both hold (checked in
@@ -6641,9 +6645,9 @@ def test_far_key_share_of_the_row_under_alibis_flattest_head_and_each_seeds_gent
     key 496 back gets 6.5 parts in 10,000 of the row's weight under ALiBi's head of slope 1/256. Under each seed's
     gentlest KERPLE head, the one that gives that key the largest share, it gets 10.9, 11.5, 0.15, 6.6 and 9.0 parts
     in 10,000 in seeds 0 to 4. That is more than ALiBi's in seeds 0, 1 and 4, about as much in seed 3, and the least
-    in seed 2, the seed under 95 %. Seed 2 fits a link between this share and the passkeys found; seed 3 does not: its
-    two shares are about equal, yet KERPLE finds every one of these passkeys and ALiBi 39 of 64. Five seeds show no
-    clear link." Each number is read from the
+    in seed 2, the seed under 95 %. Seed 2, KERPLE's least share and its worst seed, still finds more of these
+    passkeys than ALiBi; in seed 3 the two shares are about equal, yet KERPLE finds every one of these passkeys and
+    ALiBi 39 of 64. Five seeds show no clear link." (fix pass 290) Each number is read from the
     text and compared with the share computed from the saved biases from the last of 512 tokens (softmax over the
     distances 0 to 511, equal content scores), and the stated ordering is asserted with margins: seeds 0, 1 and 4 by
     more than 30 %, seed 3 within 5 %, seed 2 the least, under a tenth of ALiBi's."""
@@ -6721,6 +6725,10 @@ def test_far_key_share_of_the_row_under_alibis_flattest_head_and_each_seeds_gent
     alibi_far = [full["metrics"]["alibi"][s]["passkey_by_distance"][str(far)] for s in seeds]
     assert far_found[3] == 1.0 and round(alibi_far[3] * probes) == 39 and abs(alibi_far[3] * probes - 39) < 1e-6
     assert probes == 64 and "ALiBi 39 of 64" in link_8l and "every one of these passkeys" in link_8l
+    # fix pass 290 (read r285b #1): seed 2, the least share and KERPLE's worst seed at 496 back, still finds more than
+    # ALiBi there (56 and 51 of 64 in the saved run)
+    assert min(far_found) == far_found[2] and far_found[2] > alibi_far[2], (far_found, alibi_far)
+    assert "Seed 2, KERPLE's least share and its worst seed, still finds more of these passkeys than ALiBi" in link_8l
 
 
 def test_passkey_table_caption_names_the_farthest_fixed_distance():

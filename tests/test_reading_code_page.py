@@ -662,9 +662,13 @@ def test_temperature_is_one_over_the_logit_multiplier():
     main = _section_main_line(page, "## Temperature rules")
     # fix pass 249: "This is" named what it referred to, the multiplication by m^2 (the query scales' block compares
     # its scale with it)
+    # fix pass 290 (read r285b #4, overstated minor: "below 1" holds for the default m(s) with s > 1, but
+    # `attention_factor` can set m directly): the condition stated, m > 1 as by default (m(s) > 1 for s > 1 below)
     temperature = (
-        "Multiplying every logit by $m^2$ is a softmax *temperature* of $1/m^2$, below 1, which sharpens attention."
+        "Multiplying every logit by $m^2$ is a softmax *temperature* of $1/m^2$; with $m > 1$, as by default, it is"
+        " below 1 and sharpens attention."
     )
+    assert all(0.1 * math.log(s) + 1 > 1 for s in (1.5, 2.0, 8.0, 32.0, 40.0))  # the default m(s) for s > 1
     display = "$$\\cos, \\sin \\;\\times\\; m \\qquad\\Rightarrow\\qquad \\text{logit} \\;\\times\\; m^2$$ "
     assert display + temperature in main, main  # the logit's multiplier m^2, displayed just before
     # structural pass 249: one number on the main line, m(8)^2 for the worked configuration's s = 8 (the block derives
@@ -7943,7 +7947,12 @@ def test_betas_row_bounds_and_the_clamp_at_pair_0():
     row = next(line for line in _raw().splitlines() if line.startswith("| `beta_fast`, `beta_slow` |"))
     assert "a pair that turns at least `beta_fast` times is kept, one that turns at most `beta_slow` times is" in row
     assert "Transformers also keeps pair 0 whenever it turns fewer than `beta_fast` times." in row
-    assert "Only at bases far below real models', such as 2, can it divide a pair that turns `beta_fast` times" in row
+    # fix pass 290 (read r285a #4, overstated minor: the limit depends on L as well as on the base): "and only for a
+    # long enough $L$" (below: at base 2 a short L keeps every pair, a long one divides them)
+    assert (
+        "Only at bases far below real models', such as 2, and only for a long enough $L$, can it divide a pair that"
+        " turns `beta_fast` times" in row
+    )
     pytest.importorskip("transformers", minversion="5.24")  # the book's version
 
     def yarn(base, d, L, fast, slow, truncate=True, s=8.0):
@@ -7970,6 +7979,11 @@ def test_betas_row_bounds_and_the_clamp_at_pair_0():
         assert 128 / (2 * math.pi) < 32 and torch.equal(inv[:1], plain[:1]), truncate
     inv, plain = yarn(2.0, 64, 1024, 32.0, 1.0)  # "such as 2": every pair turns over 32 times, yet all are divided
     assert float(1024 * plain.min() / (2 * math.pi)) > 32 and torch.allclose(inv, plain / 8)
+    # fix pass 290 (read r285a #4): "and only for a long enough $L$": the same base-2 head with a short L divides no
+    # pair that turns `beta_fast` times or more
+    inv, plain = yarn(2.0, 64, 300, 32.0, 1.0)  # 19 of its 32 pairs turn 32 times or more in L = 300; all kept
+    turns = 300 * plain / (2 * math.pi)
+    assert bool((turns >= 32).any()) and torch.equal(inv[turns >= 32], plain[turns >= 32])
 
 
 def test_dynamic_table_is_fair_with_the_needed_row_285():
