@@ -527,6 +527,25 @@ def hf_llama3(d: int, base: float, factor: float, high: float, low: float, train
     )
 
 
+def pair_divisors(width, base, length, fast, slow, trunc=True, factor=8.0):
+    """Each pair's divisor under transformers' `yarn` (:func:`hf_inv_freq`): RoPE's frequency over the scaled one, in
+    float64 (review of the change: one helper for the `truncate` sweeps and the exact-bounds check, which had each
+    written the same call)."""
+    own = posenc.rope_inv_freq(width, base, dtype=torch.float64)
+    yarn = hf_inv_freq(
+        width,
+        max_position_embeddings=int(length * factor),
+        rope_type="yarn",
+        rope_theta=base,
+        factor=factor,
+        original_max_position_embeddings=length,
+        beta_fast=fast,
+        beta_slow=slow,
+        truncate=trunc,
+    ).double()
+    return own / yarn
+
+
 def test_evaluate_reads_the_pages_forms():
     assert evaluate("-2i/d", i=3, d=8) == -0.75
     assert evaluate("d/(d-2)", d=10) == 1.25
@@ -3295,23 +3314,6 @@ def test_betas_row_transformers_keeps_pair_0():
     assert "return max(low, 0), min(high, dim - 1)" in inspect.getsource(rope_utils._compute_yarn_parameters)
     run = load_results("extrapolation", check=False)["config"]
     head = run["model"]["d_model"] // run["model"]["n_heads"]  # chapter 8's head width
-
-    def pair_divisors(width, base, length, fast, slow, trunc=True, factor=8.0):
-        """Each pair's divisor under transformers' `yarn`: RoPE's frequency over the scaled one (review of the change:
-        one helper for the sweep below and the checks after it, which had written the same call twice)."""
-        own = posenc.rope_inv_freq(width, base, dtype=torch.float64)
-        yarn = hf_inv_freq(
-            width,
-            max_position_embeddings=int(length * factor),
-            rope_type="yarn",
-            rope_theta=base,
-            factor=factor,
-            original_max_position_embeddings=length,
-            beta_fast=fast,
-            beta_slow=slow,
-            truncate=trunc,
-        ).double()
-        return own / yarn
 
     below_fast = below_slow = swept = slowed = 0
     ch8_default = False
@@ -10427,28 +10429,15 @@ def test_betas_bounds_exactly_at_a_pair_282():
     assert "those that turn at most `beta_slow` times are divided by $s$ |" in row("betas")
     assert "With `truncate` on, the rounding of a float can leave that pair in the *ramp*." in " ".join(page().split())
 
-    def div(d, b, L, s, bf, bs, trunc):
-        """Each pair's divisor under transformers' `yarn` (:func:`hf_inv_freq`): plain frequency over scaled."""
-        yarn = hf_inv_freq(
-            d,
-            max_position_embeddings=int(L * s),
-            rope_type="yarn",
-            rope_theta=b,
-            factor=s,
-            beta_fast=bf,
-            beta_slow=bs,
-            original_max_position_embeddings=L,
-            truncate=trunc,
-        )
-        return (posenc.rope_inv_freq(d, b, dtype=torch.float64) / yarn.double()).tolist()
-
     off_ok, on_ramped = True, False
     for d, b, L in ((16, 1e4, 64), (16, 5e5, 64), (64, 1e4, 8192), (128, 5e5, 8192)):
         for j in range(1, d // 2):
             t = L * b ** (-2 * j / d) / (2 * math.pi)
-            off_ok &= abs(div(d, b, L, 2.0, 1e6, t, False)[j] - 2) < 1e-5  # exactly beta_slow: divided
-            off_ok &= abs(div(d, b, L, 2.0, t, t / 1e6, False)[j] - 1) < 1e-5  # exactly beta_fast: kept
-            on = (div(d, b, L, 2.0, 1e6, t, True)[j], div(d, b, L, 2.0, t, t / 1e6, True)[j])
+            off_ok &= abs(float(pair_divisors(d, b, L, 1e6, t, False, 2.0)[j]) - 2) < 1e-5  # exactly beta_slow: divided
+            off_ok &= (
+                abs(float(pair_divisors(d, b, L, t, t / 1e6, False, 2.0)[j]) - 1) < 1e-5
+            )  # exactly beta_fast: kept
+            on = tuple(float(pair_divisors(d, b, L, bf, bs, True, 2.0)[j]) for bf, bs in ((1e6, t), (t, t / 1e6)))
             on_ramped |= 1 + 1e-5 < on[0] < 2 - 1e-5 or 1 + 1e-5 < on[1] < 2 - 1e-5
     assert off_ok and on_ramped
 
@@ -10476,11 +10465,8 @@ def test_weight_absorption_and_decoupled_rope_are_linked_285():
     theta = posenc.rope_inv_freq(d, 10_000.0, dtype=torch.float64)
 
     def rotation(p: int) -> torch.Tensor:  # RoPE's block-diagonal rotation at position p, neighbours paired
-        r = torch.zeros(d, d, dtype=torch.float64)
-        for i, t in enumerate(theta.tolist()):
-            c, s = math.cos(p * t), math.sin(p * t)
-            r[2 * i : 2 * i + 2, 2 * i : 2 * i + 2] = torch.tensor([[c, -s], [s, c]], dtype=torch.float64)
-        return r
+        # review of the change: posenc's own R_m (RoFormer eq. 15), not a rebuilt one
+        return posenc.rope_matrix(p, d, inv_freq=theta, dtype=torch.float64)
 
     folded = w_q.T @ w_uk  # absorbed once, used for every key
     for _ in range(5):
